@@ -1,0 +1,98 @@
+/**
+ * Fan-out of publishes: to this worker's sockets, and in cluster mode to every
+ * other worker through Redis Pub/Sub. A publish is delivered locally first and
+ * then relayed in an envelope `{origin_id, topic, payload}`; each worker skips
+ * envelopes carrying its own origin id, so every socket in the cluster receives
+ * each publish exactly once whichever worker the application called.
+ * The Redis connections belong to the caller, which closes them.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Logger } from '../log.js';
+
+/** Hands a publish to this worker's sockets; `payloadJson` is the payload already serialised. */
+export type DeliverLocally = (topic: string, payloadJson: string) => void;
+
+export interface Fanout {
+  publish(topic: string, payloadJson: string): void;
+  /** Workers subscribed to the channel, or -1 in single-instance mode (or while Redis is unreachable). */
+  clusterNodes(): Promise<number>;
+}
+
+export function createLocalFanout(deliver: DeliverLocally): Fanout {
+  return {
+    publish: deliver,
+    clusterNodes: async () => -1,
+  };
+}
+
+interface Envelope {
+  origin_id: string;
+  topic: string;
+  payload: unknown;
+}
+
+function parseEnvelope(message: string): Envelope | null {
+  try {
+    const value: unknown = JSON.parse(message);
+    if (typeof value !== 'object' || value === null) return null;
+    const env = value as Record<string, unknown>;
+    if (typeof env.origin_id !== 'string' || typeof env.topic !== 'string' || !('payload' in env)) return null;
+    return { origin_id: env.origin_id, topic: env.topic, payload: env.payload };
+  } catch {
+    return null;
+  }
+}
+
+export async function createRedisFanout({
+  publisher,
+  subscriber,
+  channel,
+  deliver,
+  logger,
+}: {
+  /** Connection for PUBLISH and PUBSUB; may be shared with the registry. */
+  publisher: Redis;
+  /** Dedicated connection: a subscribed Redis connection accepts no other commands. */
+  subscriber: Redis;
+  channel: string;
+  deliver: DeliverLocally;
+  logger: Logger;
+}): Promise<Fanout> {
+  const originId = randomBytes(8).toString('hex');
+  let warnedAt = 0;
+
+  subscriber.on('message', (from: string, message: string) => {
+    if (from !== channel) return;
+    const env = parseEnvelope(message);
+    if (!env) {
+      logger.warn('cluster: malformed envelope ignored');
+      return;
+    }
+    if (env.origin_id === originId) return;
+    deliver(env.topic, JSON.stringify(env.payload));
+  });
+  await subscriber.subscribe(channel);
+  logger.info('cluster mode: relaying publishes through redis', { channel, origin_id: originId });
+
+  return {
+    publish(topic, payloadJson) {
+      deliver(topic, payloadJson);
+      const envelope = `{"origin_id":"${originId}","topic":${JSON.stringify(topic)},"payload":${payloadJson}}`;
+      publisher.publish(channel, envelope).catch((err: Error) => {
+        const now = Date.now();
+        if (now - warnedAt < 10_000) return;
+        warnedAt = now;
+        logger.warn('cluster: relay to other workers failed; delivered locally only', { error: err.message });
+      });
+    },
+    async clusterNodes() {
+      try {
+        const reply = (await publisher.pubsub('NUMSUB', channel)) as [string, number];
+        return Number(reply[1]);
+      } catch {
+        return -1;
+      }
+    },
+  };
+}

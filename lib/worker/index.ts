@@ -1,0 +1,6 @@
+/** The live-update worker: public entry points. */
+export { startWorker, type RunningWorker } from './server.js';
+export { MIN_SECRET_LENGTH, resolveWorkerOptions, type WorkerOptions } from './options.js';
+export { createBrowserToken, verifyBrowserToken, type BrowserTokenClaims, type TokenCheck } from './browserToken.js';
+export { STATUS_TOPIC } from './status.js';
+export { runWorker, workerOptionsFromCli, type WorkerCliSources, type WorkerConfigSection } from './cli.js';

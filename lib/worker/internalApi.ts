@@ -1,0 +1,143 @@
+/**
+ * Internal HTTP API for the application server (never exposed publicly):
+ * register/unregister topics, publish payloads, report status. Status codes
+ * and plain-text error bodies follow the original worker, so its application
+ * side works unchanged.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import type { Logger } from '../log.js';
+import type { Fanout } from './fanout.js';
+import { createHttpExchange, type HttpExchange } from './httpExchange.js';
+import type { TopicRegistry } from './registry.js';
+import type { StatusReporter } from './status.js';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const TEXT = 'text/plain; charset=utf-8';
+
+/**
+ * Constant-time comparison. Both sides are hashed first so the compared
+ * buffers always have equal length and the secret's length does not leak.
+ * An empty header never matches.
+ */
+export function secretMatches(given: string, secret: string): boolean {
+  if (given.length === 0 || secret.length === 0) return false;
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(secret).digest();
+  return timingSafeEqual(a, b);
+}
+
+type JsonObject = Record<string, unknown>;
+
+function parseObject(body: Buffer): JsonObject | null {
+  try {
+    const value: unknown = JSON.parse(body.toString('utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A topic field: absent or empty → '' (the caller decides), wrong type → null. */
+function topicField(body: JsonObject): string | null {
+  if (body.topic === undefined || body.topic === null) return '';
+  return typeof body.topic === 'string' ? body.topic : null;
+}
+
+interface Deps {
+  secret: string;
+  registry: TopicRegistry;
+  fanout: Fanout;
+  status: StatusReporter;
+  logger: Logger;
+}
+
+type PostHandler = (body: JsonObject, reply: HttpExchange) => Promise<void>;
+
+export function mountInternalApi(app: TemplatedApp, deps: Deps): void {
+  const { secret, registry, fanout, status, logger } = deps;
+
+  const fail = (reply: HttpExchange, code: string, message: string) => reply.send(code, `${message}\n`, TEXT);
+
+  /** Method and secret are checked before the body is read, then the body is capped and parsed. */
+  function post(handler: PostHandler) {
+    return (res: HttpResponse, req: HttpRequest) => {
+      const reply = createHttpExchange(res);
+      if (req.getMethod() !== 'post') return fail(reply, '405 Method Not Allowed', 'method not allowed');
+      if (!secretMatches(req.getHeader('x-worker-secret'), secret)) return fail(reply, '403 Forbidden', 'forbidden');
+      const declared = Number(req.getHeader('content-length') || '0');
+      if (declared > MAX_BODY_BYTES) {
+        return reply.send('413 Payload Too Large', 'request body too large (limit 1 MiB)\n', TEXT, true);
+      }
+      reply
+        .readBody(MAX_BODY_BYTES)
+        .then(async (result) => {
+          if (result.kind === 'aborted') return;
+          if (result.kind === 'too_large') {
+            return reply.send('413 Payload Too Large', 'request body too large (limit 1 MiB)\n', TEXT, true);
+          }
+          const body = parseObject(result.body);
+          if (!body) return fail(reply, '400 Bad Request', 'bad request');
+          await handler(body, reply);
+        })
+        .catch((err: Error) => {
+          logger.error('internal api: request failed', { error: err.message });
+          fail(reply, '500 Internal Server Error', 'internal error');
+        });
+    };
+  }
+
+  const register = post(async (body, reply) => {
+    const topic = topicField(body);
+    const meta = body.meta ?? {};
+    const requireToken = typeof meta === 'object' && meta !== null ? (meta as JsonObject).require_token ?? false : null;
+    if (!topic || typeof requireToken !== 'boolean') return fail(reply, '400 Bad Request', 'bad request');
+    await registry.register(topic, { require_token: requireToken });
+    logger.info('api: registered topic', { topic, require_token: requireToken });
+    reply.send('200 OK');
+  });
+
+  const unregister = post(async (body, reply) => {
+    const topic = topicField(body);
+    if (!topic) return fail(reply, '400 Bad Request', 'bad request');
+    await registry.unregister(topic);
+    logger.info('api: unregistered topic', { topic });
+    reply.send('200 OK');
+  });
+
+  const publish = post(async (body, reply) => {
+    const topic = topicField(body);
+    if (topic === null) return fail(reply, '400 Bad Request', 'bad request');
+    if (topic === '') return fail(reply, '400 Bad Request', 'missing topic');
+    if (!('payload' in body)) return fail(reply, '400 Bad Request', 'missing payload');
+    // Unknown after a worker restart or TTL expiry; the application re-registers and retries.
+    if (!(await registry.lookup(topic))) return fail(reply, '404 Not Found', 'topic not registered');
+    fanout.publish(topic, JSON.stringify(body.payload));
+    reply.send('200 OK');
+  });
+
+  app.any('/internal/register', register);
+  app.any('/internal/unregister', unregister);
+  app.any('/internal/publish', publish);
+  app.any('/internal/push', publish);
+
+  app.any('/internal/status', (res, req) => {
+    const reply = createHttpExchange(res);
+    if (req.getMethod() !== 'get') return fail(reply, '405 Method Not Allowed', 'method not allowed');
+    if (!secretMatches(req.getHeader('x-worker-secret'), secret)) return fail(reply, '403 Forbidden', 'forbidden');
+    const withTopics = req.getQuery('topics') === '1';
+    status
+      .internal(withTopics)
+      .then((snapshot) => reply.send('200 OK', `${JSON.stringify(snapshot)}\n`, 'application/json'))
+      .catch((err: Error) => {
+        logger.error('internal api: status failed', { error: err.message });
+        fail(reply, '500 Internal Server Error', 'internal error');
+      });
+  });
+
+  app.any('/*', (res) => {
+    const reply = createHttpExchange(res);
+    fail(reply, '404 Not Found', '404 page not found');
+  });
+}

@@ -1,0 +1,127 @@
+/**
+ * The worker's open WebSockets: who is subscribed to what, counts for the
+ * status report, push delivery, and the slow-consumer policy.
+ *
+ * Delivery uses uWS topics (`app.publish`): the push frame is serialised once
+ * per publish and uWS writes the same bytes to every subscriber. uWS also
+ * enforces the per-socket limit: a frame for a socket whose queue already
+ * exceeds `maxBackpressure` is dropped for that socket only. Dropping alone
+ * would leave a stuck client subscribed forever, so a sweep closes any socket
+ * whose queue has stayed above half the limit for `slowConsumerTimeoutMs`.
+ */
+import type { TemplatedApp, WebSocket } from 'uWebSockets.js';
+import type { Logger } from '../log.js';
+import type { TopicMeta } from './registry.js';
+
+export interface SocketData {
+  topic: string;
+  /** Topic registration as looked up at upgrade time. */
+  meta: TopicMeta;
+  ip: string;
+  authenticated: boolean;
+  /** 0 for anonymous sockets (topics registered without require_token). */
+  userId: number;
+  closed: boolean;
+  authTimer: NodeJS.Timeout | undefined;
+  /** When the socket's queue last rose above the slow-consumer threshold; 0 when it is not backed up. */
+  backedUpSince: number;
+  lastStatusAt: number;
+}
+
+export type WorkerSocket = WebSocket<SocketData>;
+
+export interface HubStats {
+  activeTopics: number;
+  connectedClients: number;
+  connectedSockets: number;
+}
+
+export interface SocketHub {
+  /** Tracks a socket from open, so shutdown can close it even before it authenticates. */
+  opened(ws: WorkerSocket): void;
+  /** Subscribes an authenticated socket to its topic. */
+  subscribe(ws: WorkerSocket): void;
+  closed(ws: WorkerSocket): void;
+  deliver(topic: string, payloadJson: string): void;
+  stats(): HubStats;
+  activeTopicList(): string[];
+  /** Sockets closed by the slow-consumer sweep since start. */
+  slowConsumersClosed(): number;
+  closeAll(): void;
+}
+
+function increment<K>(map: Map<K, number>, key: K, by: number): void {
+  const next = (map.get(key) ?? 0) + by;
+  if (next <= 0) map.delete(key);
+  else map.set(key, next);
+}
+
+export function createSocketHub(
+  app: TemplatedApp,
+  { maxBackpressureBytes, slowConsumerTimeoutMs, logger }: { maxBackpressureBytes: number; slowConsumerTimeoutMs: number; logger: Logger },
+): SocketHub {
+  const sockets = new Set<WorkerSocket>();
+  const subscribed = new Set<WorkerSocket>();
+  const perTopic = new Map<string, number>();
+  const perUser = new Map<number, number>();
+  let anonymous = 0;
+  let slowClosed = 0;
+
+  const backedUpThreshold = maxBackpressureBytes / 2;
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const ws of subscribed) {
+      const data = ws.getUserData();
+      if (ws.getBufferedAmount() < backedUpThreshold) {
+        data.backedUpSince = 0;
+      } else if (data.backedUpSince === 0) {
+        data.backedUpSince = now;
+      } else if (now - data.backedUpSince >= slowConsumerTimeoutMs) {
+        slowClosed++;
+        logger.warn('ws: closing slow consumer', { topic: data.topic, ip: data.ip, buffered: ws.getBufferedAmount() });
+        // Forceful close: a graceful close frame would only queue behind the backlog.
+        ws.close();
+      }
+    }
+  }, Math.max(50, Math.min(1000, slowConsumerTimeoutMs / 4)));
+  sweep.unref();
+
+  return {
+    opened(ws) {
+      sockets.add(ws);
+    },
+    subscribe(ws) {
+      const data = ws.getUserData();
+      ws.subscribe(data.topic);
+      subscribed.add(ws);
+      increment(perTopic, data.topic, 1);
+      if (data.userId > 0) increment(perUser, data.userId, 1);
+      else anonymous++;
+    },
+    closed(ws) {
+      sockets.delete(ws);
+      if (!subscribed.delete(ws)) return;
+      const data = ws.getUserData();
+      increment(perTopic, data.topic, -1);
+      if (data.userId > 0) increment(perUser, data.userId, -1);
+      else anonymous--;
+    },
+    deliver(topic, payloadJson) {
+      if (!perTopic.has(topic)) return;
+      app.publish(topic, `{"type":"push","payload":${payloadJson}}`, false, false);
+    },
+    stats() {
+      return { activeTopics: perTopic.size, connectedClients: perUser.size + anonymous, connectedSockets: subscribed.size };
+    },
+    activeTopicList() {
+      return [...perTopic.keys()];
+    },
+    slowConsumersClosed() {
+      return slowClosed;
+    },
+    closeAll() {
+      clearInterval(sweep);
+      for (const ws of [...sockets]) ws.close();
+    },
+  };
+}
