@@ -1,0 +1,36 @@
+import type pg from 'pg';
+import { hashSecret, randomHex } from './secrets.js';
+
+/** v1 keys keep the original format, `wl` + 13 hex characters, because clients expect it. */
+export function generateKey(): string {
+  return 'wl' + randomHex(7).slice(0, 13);
+}
+
+export type KeyRights = 'r' | 'rw';
+
+export interface V1Key {
+  id: number;
+  userId: number;
+  createdBy: number;
+  rights: KeyRights;
+}
+
+export async function createKey(db: pg.Pool, userId: number, rights: KeyRights, createdBy = userId): Promise<string> {
+  const key = generateKey();
+  await db.query('INSERT INTO api_keys (user_id, created_by, key_hash, rights) VALUES ($1, $2, $3, $4)', [
+    userId, createdBy, hashSecret(key), rights,
+  ]);
+  return key;
+}
+
+/** The active key with this value, or null. Marks it used. */
+export async function findKey(db: pg.Pool, key: unknown): Promise<V1Key | null> {
+  if (typeof key !== 'string' || key.length === 0 || key.length > 200) return null;
+  const { rows } = await db.query<{ id: number; user_id: number; created_by: number; rights: KeyRights }>(
+    `UPDATE api_keys SET last_used_at = now() WHERE key_hash = $1 AND active
+     RETURNING id, user_id, created_by, rights`,
+    [hashSecret(key)],
+  );
+  const row = rows[0];
+  return row ? { id: row.id, userId: row.user_id, createdBy: row.created_by, rights: row.rights } : null;
+}

@@ -1,0 +1,95 @@
+import { createUser } from '../accounts/users.js';
+import { addClubMember, parseClubLevel, removeClubMember } from '../accounts/clubs.js';
+import { createStation } from '../accounts/stations.js';
+import { createLogbook } from '../accounts/logbooks.js';
+import { optionalString, parseId, requireId, requireString, UsageError, type Command } from './command.js';
+
+const json = { json: { type: 'boolean' } } as const;
+
+export const userAdd: Command = {
+  name: 'user add',
+  usage: 'user add --username U --callsign C [--email E] [--firstname F] [--lastname L] [--locator G] [--language L] [--club] [--admin] [--json]',
+  options: {
+    ...json, username: { type: 'string' }, callsign: { type: 'string' }, email: { type: 'string' }, firstname: { type: 'string' },
+    lastname: { type: 'string' }, locator: { type: 'string' }, language: { type: 'string' }, club: { type: 'boolean' }, admin: { type: 'boolean' },
+  },
+  async run({ values, database, result }) {
+    const db = await database();
+    const id = await createUser(db.pool, {
+      username: requireString(values, 'username'),
+      callsign: requireString(values, 'callsign'),
+      email: optionalString(values, 'email'),
+      firstname: optionalString(values, 'firstname'),
+      lastname: optionalString(values, 'lastname'),
+      locator: optionalString(values, 'locator'),
+      language: optionalString(values, 'language'),
+      isClub: values.club === true,
+      isAdmin: values.admin === true,
+    });
+    result({ id }, `user ${id} created`);
+  },
+};
+
+export const clubMemberAdd: Command = {
+  name: 'club member add',
+  usage: 'club member add --club ID --user ID --level member|member_adif|officer [--json]',
+  options: { ...json, club: { type: 'string' }, user: { type: 'string' }, level: { type: 'string' } },
+  async run({ values, database, result }) {
+    const clubId = requireId(values, 'club');
+    const userId = requireId(values, 'user');
+    let level: number;
+    try {
+      level = parseClubLevel(requireString(values, 'level'));
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    const db = await database();
+    await addClubMember(db.pool, clubId, userId, level);
+    result({ club_id: clubId, user_id: userId, level }, `user ${userId} is a level ${level} member of club ${clubId}`);
+  },
+};
+
+export const clubMemberRemove: Command = {
+  name: 'club member remove',
+  usage: 'club member remove --club ID --user ID [--json]',
+  options: { ...json, club: { type: 'string' }, user: { type: 'string' } },
+  async run({ values, database, result }) {
+    const clubId = requireId(values, 'club');
+    const userId = requireId(values, 'user');
+    const db = await database();
+    const removed = await removeClubMember(db.pool, clubId, userId);
+    if (!removed) throw new Error(`user ${userId} is not a member of club ${clubId}`);
+    result({ removed: true }, `user ${userId} removed from club ${clubId}`);
+  },
+};
+
+export const stationAdd: Command = {
+  name: 'station add',
+  usage: 'station add --user ID --name N --callsign C [--gridsquare G] [--active] [--json]',
+  options: { ...json, user: { type: 'string' }, name: { type: 'string' }, callsign: { type: 'string' }, gridsquare: { type: 'string' }, active: { type: 'boolean' } },
+  async run({ values, database, result }) {
+    const userId = requireId(values, 'user');
+    const db = await database();
+    const id = await createStation(db.pool, {
+      userId,
+      name: requireString(values, 'name'),
+      callsign: requireString(values, 'callsign'),
+      gridsquare: optionalString(values, 'gridsquare'),
+      active: values.active === true,
+    });
+    result({ id }, `station location ${id} created`);
+  },
+};
+
+export const logbookAdd: Command = {
+  name: 'logbook add',
+  usage: 'logbook add --user ID --name N [--slug S] --stations 1,2 [--json]',
+  options: { ...json, user: { type: 'string' }, name: { type: 'string' }, slug: { type: 'string' }, stations: { type: 'string' } },
+  async run({ values, database, result }) {
+    const userId = requireId(values, 'user');
+    const stationIds = requireString(values, 'stations').split(',').map((s) => parseId(s.trim(), '--stations'));
+    const db = await database();
+    const { id, slug } = await createLogbook(db.pool, { userId, name: requireString(values, 'name'), slug: optionalString(values, 'slug'), stationIds });
+    result({ id, slug }, `logbook ${id} created, public slug ${slug}`);
+  },
+};

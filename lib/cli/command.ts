@@ -1,0 +1,48 @@
+import type { ParseArgsConfig } from 'node:util';
+import type { Database } from '../db/database.js';
+import type { Logger } from '../log.js';
+
+export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
+/** No option is declared `multiple`, so every value is a single string or flag. */
+export type OptionValues = Record<string, string | boolean | undefined>;
+
+export interface CommandContext {
+  values: OptionValues;
+  positionals: string[];
+  logger: Logger;
+  /** Opens the database (DATABASE_URL or the embedded one) once, migrated. */
+  database(): Promise<Database>;
+  /** Prints the command's result: one JSON object with --json, else the human line. */
+  result(json: Record<string, unknown>, human: string): void;
+}
+
+export interface Command {
+  name: string;
+  usage: string;
+  options: OptionSpec;
+  positionals?: { min: number; max: number };
+  run(context: CommandContext): Promise<void>;
+}
+
+/** A usage mistake: printed with the command's usage line, exit status 2. */
+export class UsageError extends Error {}
+
+export function requireString(values: OptionValues, name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+export function optionalString(values: OptionValues, name: string): string | undefined {
+  const value = values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function requireId(values: OptionValues, name: string): number {
+  return parseId(requireString(values, name), `--${name}`);
+}
+
+export function parseId(value: string, what: string): number {
+  if (!/^[1-9]\d{0,9}$/.test(value)) throw new UsageError(`${what} must be a positive integer (got "${value}")`);
+  return Number(value);
+}

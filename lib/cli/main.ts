@@ -1,0 +1,66 @@
+import { parseArgs } from 'node:util';
+import { openDatabase, type Database } from '../db/database.js';
+import { ConfigError } from '../config.js';
+import { createLogger } from '../log.js';
+import { UsageError, type Command, type OptionValues } from './command.js';
+import { clubMemberAdd, clubMemberRemove, logbookAdd, stationAdd, userAdd } from './accountCommands.js';
+import { keyCreate, tokenCreate, tokenList, tokenRevoke } from './tokenCommands.js';
+import { migrateCommand, serveCommand } from './serverCommands.js';
+
+const commands: Command[] = [
+  serveCommand, migrateCommand, userAdd, clubMemberAdd, clubMemberRemove, stationAdd, logbookAdd,
+  tokenCreate, tokenRevoke, tokenList, keyCreate,
+];
+
+function usage(): string {
+  return ['usage: logbook <command> [options]', '', ...commands.map((c) => `  ${c.usage}`)].join('\n');
+}
+
+/** The command whose words start argv, longest name first ("club member add" before "club"). */
+function findCommand(argv: string[]): { command: Command; rest: string[] } | null {
+  const sorted = [...commands].sort((a, b) => b.name.split(' ').length - a.name.split(' ').length);
+  for (const command of sorted) {
+    const words = command.name.split(' ');
+    if (words.every((word, i) => argv[i] === word)) return { command, rest: argv.slice(words.length) };
+  }
+  return null;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const found = findCommand(argv);
+  if (!found) {
+    process.stderr.write(`${argv.length ? `logbook: unknown command "${argv.join(' ')}"\n` : ''}${usage()}\n`);
+    return 2;
+  }
+  const { command, rest } = found;
+  const logger = createLogger({ command: command.name });
+  let db: Database | undefined;
+  try {
+    const { values, positionals } = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true });
+    const bounds = command.positionals ?? { min: 0, max: 0 };
+    if (positionals.length < bounds.min || positionals.length > bounds.max) throw new UsageError('wrong number of arguments');
+    await command.run({
+      values: values as OptionValues,
+      positionals,
+      logger,
+      async database() {
+        db ??= await openDatabase({ logger: command.name === 'serve' ? logger : createLogger({}, true) });
+        return db;
+      },
+      result(json, human) {
+        process.stdout.write((values.json ? JSON.stringify(json) : human) + '\n');
+      },
+    });
+    return 0;
+  } catch (error) {
+    const message = (error as Error).message;
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`logbook ${command.name}: ${message}\nusage: logbook ${command.usage}\n`);
+      return 2;
+    }
+    process.stderr.write(error instanceof ConfigError ? `${message}\n` : `logbook ${command.name}: ${message}\n`);
+    return 1;
+  } finally {
+    await db?.close();
+  }
+}

@@ -1,0 +1,148 @@
+import { readFileSync } from 'node:fs';
+import { Ajv, type ErrorObject, type JSONSchemaType } from 'ajv';
+import type { RateLimit } from './ratelimit/types.js';
+
+/** Club-member fields an instance owner may withhold (SPEC.md "Limits" 5). */
+export const HIDEABLE_USERDATA = ['user_firstname', 'user_lastname', 'user_locator', 'user_name', 'user_email', 'user_language'] as const;
+export type HideableUserdata = (typeof HIDEABLE_USERDATA)[number];
+
+export interface WorkerConfig {
+  url?: string;
+  secret?: string;
+  public_url?: string;
+  timeout_ms?: number;
+  token_ttl_seconds?: number;
+}
+
+export interface Config {
+  api_rate_limits: Record<string, RateLimit> | null;
+  rate_limit_store: 'memory' | 'postgres' | 'redis';
+  apiv2_hide_userdata: HideableUserdata[];
+  worker: WorkerConfig;
+  /** Streamed bodies (ADIF imports): 256 MiB admits a 200 MB ADIF document. */
+  max_body_bytes: number;
+  /** Bodies read into memory (ordinary JSON writes). */
+  max_json_body_bytes: number;
+  max_bulk_qsos: number;
+  metrics: { enabled: boolean; path: string };
+  /** Take the client address from X-Forwarded-For (behind a reverse proxy). */
+  trust_proxy: boolean;
+}
+
+type ConfigFile = Partial<Config>;
+
+const rateLimitSchema = {
+  type: 'object',
+  required: ['requests', 'window'],
+  additionalProperties: false,
+  properties: {
+    requests: { type: 'integer', minimum: 1 },
+    window: { type: 'number', exclusiveMinimum: 0 },
+  },
+} as const;
+
+const configSchema: JSONSchemaType<ConfigFile> = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    api_rate_limits: { type: 'object', nullable: true, required: [], additionalProperties: rateLimitSchema },
+    rate_limit_store: { type: 'string', enum: ['memory', 'postgres', 'redis'], nullable: true },
+    apiv2_hide_userdata: { type: 'array', items: { type: 'string', enum: [...HIDEABLE_USERDATA] }, uniqueItems: true, nullable: true },
+    worker: {
+      type: 'object',
+      nullable: true,
+      additionalProperties: false,
+      required: [],
+      properties: {
+        url: { type: 'string', pattern: '^https?://', nullable: true },
+        secret: { type: 'string', minLength: 32, nullable: true },
+        public_url: { type: 'string', pattern: '^wss?://', nullable: true },
+        timeout_ms: { type: 'integer', minimum: 50, maximum: 60000, nullable: true },
+        token_ttl_seconds: { type: 'integer', minimum: 1, nullable: true },
+      },
+    },
+    max_body_bytes: { type: 'integer', minimum: 1024, nullable: true },
+    max_json_body_bytes: { type: 'integer', minimum: 1024, nullable: true },
+    max_bulk_qsos: { type: 'integer', minimum: 1, maximum: 1_000_000, nullable: true },
+    metrics: {
+      type: 'object',
+      nullable: true,
+      additionalProperties: false,
+      required: [],
+      properties: {
+        enabled: { type: 'boolean' },
+        path: { type: 'string', pattern: '^/(?!api/|index\\.php/)' },
+      },
+    },
+    trust_proxy: { type: 'boolean', nullable: true },
+  },
+} as unknown as JSONSchemaType<ConfigFile>;
+
+const validate = new Ajv({ allErrors: false }).compile(configSchema);
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+function describe(error: ErrorObject): string {
+  const key = error.instancePath.replace(/^\//, '').replace(/\//g, '.') || '(top level)';
+  if (error.keyword === 'additionalProperties') {
+    const extra = (error.params as { additionalProperty: string }).additionalProperty;
+    return `config: unknown key ${key === '(top level)' ? extra : `${key}.${extra}`}`;
+  }
+  return `config: ${key} ${error.message ?? 'is invalid'}`;
+}
+
+export function defaultConfig(): Config {
+  return {
+    api_rate_limits: null,
+    rate_limit_store: process.env.REDIS_URL ? 'redis' : 'memory',
+    apiv2_hide_userdata: [],
+    worker: {},
+    max_body_bytes: 256 * 1024 * 1024,
+    max_json_body_bytes: 16 * 1024 * 1024,
+    max_bulk_qsos: 10_000,
+    metrics: { enabled: true, path: '/metrics' },
+    trust_proxy: false,
+  };
+}
+
+/** Validates a parsed config object and fills defaults; the first problem is one line naming the key. */
+export function buildConfig(input: unknown, env: NodeJS.ProcessEnv = process.env): Config {
+  if (!validate(input)) throw new ConfigError(describe(validate.errors![0]!));
+  const file = input as ConfigFile;
+  const base = defaultConfig();
+  const config: Config = {
+    ...base,
+    ...Object.fromEntries(Object.entries(file).filter(([, value]) => value !== undefined && value !== null)),
+    api_rate_limits: file.api_rate_limits ?? null,
+    worker: { ...file.worker },
+    metrics: { ...base.metrics, ...file.metrics },
+  };
+  if (env.WORKER_SECRET) config.worker.secret = env.WORKER_SECRET;
+  if (config.worker.secret !== undefined && config.worker.secret.length < 32) {
+    throw new ConfigError('config: worker.secret (or WORKER_SECRET) must be at least 32 characters');
+  }
+  if (config.rate_limit_store === 'redis' && !env.REDIS_URL) {
+    throw new ConfigError('config: rate_limit_store is "redis" but REDIS_URL is not set');
+  }
+  return config;
+}
+
+/** Reads --config FILE or $LOGBOOK_CONFIG (JSON); no file means defaults. */
+export function loadConfig(file = process.env.LOGBOOK_CONFIG, env: NodeJS.ProcessEnv = process.env): Config {
+  if (!file) return buildConfig({}, env);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`config: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`config: ${file} is not valid JSON: ${(error as Error).message}`);
+  }
+  return buildConfig(parsed, env);
+}

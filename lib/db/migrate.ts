@@ -1,0 +1,43 @@
+import { readdir, readFile } from 'node:fs/promises';
+import type pg from 'pg';
+import { sqlPath } from '../paths.js';
+
+/**
+ * Numbered migrations from sql/ (NNN_name.sql), each applied once in its own transaction and
+ * recorded in schema_migrations. An advisory lock makes concurrent start-ups take turns.
+ */
+const MIGRATION_LOCK = 7_341_001;
+
+export async function migrationFiles(): Promise<string[]> {
+  return (await readdir(sqlPath())).filter((name) => /^\d{3}_[\w-]+\.sql$/.test(name)).sort();
+}
+
+export async function migrate(pool: pg.Pool): Promise<string[]> {
+  const client = await pool.connect();
+  const applied: string[] = [];
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+    const done = new Set((await client.query<{ version: string }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+    for (const file of await migrationFiles()) {
+      const version = file.replace(/\.sql$/, '');
+      if (done.has(version)) continue;
+      const sql = await readFile(sqlPath(file), 'utf8');
+      await client.query('BEGIN');
+      try {
+        await client.query(sql);
+        await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [version]);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw new Error(`migration ${file} failed: ${(error as Error).message}`);
+      }
+      applied.push(version);
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    client.release();
+  }
+  return applied;
+}

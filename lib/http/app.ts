@@ -1,0 +1,49 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import type { Services } from '../services.js';
+import { cors } from './middleware/cors.js';
+import { errorHandler } from './middleware/errorHandler.js';
+import { requestLog } from './middleware/requestLog.js';
+import { notFound } from './errors.js';
+import { openApiDocument } from './openapi.js';
+import { v2Dispatcher } from './v2/dispatcher.js';
+import { v2Resources } from './v2/resources/index.js';
+import type { ResourceDefinition } from './v2/resource.js';
+
+export interface AppOptions {
+  resources?: ResourceDefinition[];
+  /** Further routers (v1, live page) mounted after the v2 space. */
+  routers?: Router[];
+}
+
+/** The Koa application: logging → CORS → errors → v2 space → other routes → 404. */
+export function createApp(services: Services, options: AppOptions = {}): Koa {
+  const resources = options.resources ?? v2Resources;
+  const app = new Koa();
+  app.proxy = services.config.trust_proxy;
+  app.use(requestLog(services.logger, services.metrics));
+  app.use(cors);
+  app.use(errorHandler(services.logger));
+  app.use(v2Dispatcher(resources, services));
+
+  const router = new Router();
+  router.get('/openapi.json', (ctx) => {
+    ctx.body = openApiDocument(resources, services.version);
+  });
+  if (services.config.metrics.enabled) {
+    router.get(services.config.metrics.path, (ctx) => {
+      ctx.type = 'text/plain; version=0.0.4';
+      ctx.body = services.metrics.render();
+    });
+  }
+  app.use(router.routes());
+  for (const extra of options.routers ?? []) app.use(extra.routes());
+  app.use(async (ctx) => {
+    if (ctx.method === 'OPTIONS') {
+      ctx.status = 204;
+      return;
+    }
+    throw notFound(`No route for ${ctx.method} ${ctx.path}`);
+  });
+  return app;
+}

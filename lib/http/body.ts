@@ -1,0 +1,61 @@
+import type { Context } from 'koa';
+import { ApiError, validationError } from './errors.js';
+
+/** A JSON body value the v2 interface accepts: scalars only (SPEC.md convention 4). */
+export type Scalar = string | number | boolean | null;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+export function payloadTooLarge(limit: number): ApiError {
+  return new ApiError(413, 'payload_too_large', `Request body exceeds the limit of ${limit} bytes`, { limit });
+}
+
+/**
+ * Reads the whole request body up to `limit` bytes. The limit is checked while reading, so an
+ * oversized body is refused without being held in memory.
+ */
+export async function readRawBody(ctx: Context, limit: number): Promise<Buffer> {
+  const declared = Number(ctx.get('content-length') || 0);
+  if (declared > limit) throw payloadTooLarge(limit);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      ctx.req.unpipe();
+      ctx.req.resume();
+      throw payloadTooLarge(limit);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/** Parses JSON strictly: invalid UTF-8 and malformed JSON are both `invalid_json`. */
+export function parseJson(raw: Buffer): unknown {
+  let text: string;
+  try {
+    text = utf8.decode(raw);
+  } catch {
+    throw new ApiError(400, 'invalid_json', 'Request body is not valid UTF-8');
+  }
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ApiError(400, 'invalid_json', `Request body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** A v2 write body: a JSON object whose members are all scalars. */
+export function requireScalarObject(value: unknown): Record<string, Scalar> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw validationError('Request body must be a JSON object');
+  }
+  for (const [field, member] of Object.entries(value)) {
+    if (member !== null && typeof member === 'object') {
+      throw validationError(`Field "${field}" must be a scalar value`, { field });
+    }
+  }
+  return value as Record<string, Scalar>;
+}

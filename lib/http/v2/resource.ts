@@ -1,0 +1,79 @@
+import type { Context } from 'koa';
+import type { Scalar } from '../body.js';
+import type { EnvelopeMeta } from '../envelope.js';
+import type { Services } from '../../services.js';
+import type { Principal } from './principal.js';
+
+export type Verb = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/** A JSON Schema (draft 2020-12 subset that ajv and OpenAPI 3.1 both read). */
+export type JsonSchema = Record<string, unknown>;
+
+/**
+ * How the dispatcher treats a write body: `scalar` parses it and rejects non-scalar members
+ * (the v2 convention), `json` parses any JSON object, `stream` leaves the request stream to
+ * the handler (large imports).
+ */
+export type BodyMode = 'scalar' | 'json' | 'stream';
+
+export interface RequestContext {
+  ctx: Context;
+  resource: string;
+  method: Verb;
+  id: string | null;
+  query: Record<string, string>;
+  body: Record<string, unknown>;
+  principal: Principal;
+  services: Services;
+  /** Envelope meta for this request; handlers add their own members (pagination, filters). */
+  meta: EnvelopeMeta;
+}
+
+/** What a handler answers: `data` in the envelope, or `undefined` after writing ctx itself (204, streams). */
+export interface HandlerResult {
+  data: unknown;
+  status?: number;
+  meta?: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+export type Handler = (request: RequestContext) => Promise<HandlerResult | undefined>;
+
+export interface Operation {
+  summary: string;
+  handler: Handler;
+  /** Query parameters (all strings on the wire), validated before the handler runs. */
+  query?: JsonSchema;
+  /** Write body, validated before the handler runs (not for `stream`). */
+  body?: JsonSchema;
+  bodyMode?: BodyMode;
+  /** Response `data` schema, for the OpenAPI document. */
+  response?: JsonSchema;
+}
+
+/**
+ * A v2 resource declares its operations once; the verbs it supports, the `Allow` header,
+ * 405 answers, scope checks and the OpenAPI document all derive from this declaration.
+ */
+export interface ResourceDefinition {
+  name: string;
+  description: string;
+  /** false: a valid token is enough (token, catalog); true: the verb's scope is needed. */
+  scoped: boolean;
+  list?: Operation;
+  show?: Operation;
+  create?: Operation;
+  update?: Operation;
+  remove?: Operation;
+}
+
+export function supportedVerbs(resource: ResourceDefinition): Verb[] {
+  const verbs: Verb[] = [];
+  if (resource.list || resource.show) verbs.push('GET');
+  if (resource.create) verbs.push('POST');
+  if (resource.update) verbs.push('PATCH');
+  if (resource.remove) verbs.push('DELETE');
+  return verbs;
+}
+
+export type { Scalar };

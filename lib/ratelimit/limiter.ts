@@ -1,0 +1,24 @@
+import { limitFor, type RateDecision, type RateLimitMap, type RateLimitStore } from './types.js';
+
+export type Clock = () => number;
+export const systemClock: Clock = () => Date.now() / 1000;
+
+/** Applies the configured `api_rate_limits` map to named buckets, per identifier. */
+export class RateLimiter {
+  constructor(
+    private readonly limits: RateLimitMap,
+    private readonly store: RateLimitStore,
+    private readonly clock: Clock = systemClock,
+  ) {}
+
+  /** Unlimited buckets are allowed without touching the store. */
+  async check(bucket: string, identifier: string): Promise<RateDecision> {
+    const limit = limitFor(this.limits, bucket);
+    if (!limit) return { allowed: true, retryAfter: 0 };
+    return this.store.hit(`${bucket}:${identifier}`, this.clock(), limit);
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
+  }
+}

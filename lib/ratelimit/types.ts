@@ -1,0 +1,40 @@
+/** One bucket's limit: at most `requests` within any `window` seconds. */
+export interface RateLimit {
+  requests: number;
+  window: number;
+}
+
+/** The `api_rate_limits` map: bucket name → limit; null disables limiting. */
+export type RateLimitMap = Record<string, RateLimit> | null | undefined;
+
+export interface RateDecision {
+  allowed: boolean;
+  /** Seconds until a request would be allowed again (0 when allowed). */
+  retryAfter: number;
+}
+
+/**
+ * A sliding-window log: records hit times per key, atomically for all processes that
+ * share the store. `now` is in seconds (fractions allowed) so tests can drive the clock.
+ */
+export interface RateLimitStore {
+  hit(key: string, now: number, limit: RateLimit): Promise<RateDecision>;
+  close(): Promise<void>;
+}
+
+/** Exact bucket name, then `default`, else unlimited (SPEC.md "Limits" 3). */
+export function limitFor(limits: RateLimitMap, bucket: string): RateLimit | null {
+  if (!limits) return null;
+  return limits[bucket] ?? limits.default ?? null;
+}
+
+/**
+ * The decision for a window that already holds `count` hits, the oldest at `oldest`.
+ * A denied request is not recorded, so a client that keeps retrying is let in as soon as
+ * the oldest hit leaves the window.
+ */
+export function decide(count: number, oldest: number | null, now: number, limit: RateLimit): RateDecision {
+  if (count < limit.requests) return { allowed: true, retryAfter: 0 };
+  const retryAfter = Math.max(1, Math.ceil((oldest ?? now) + limit.window - now));
+  return { allowed: false, retryAfter };
+}

@@ -1,0 +1,94 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type Router from '@koa/router';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import type { Logger } from './log.js';
+import { Metrics } from './metrics.js';
+import { RateLimiter } from './ratelimit/limiter.js';
+import { MemoryRateLimitStore } from './ratelimit/memoryStore.js';
+import { PostgresRateLimitStore } from './ratelimit/postgresStore.js';
+import { RedisRateLimitStore } from './ratelimit/redisStore.js';
+import type { RateLimitStore } from './ratelimit/types.js';
+import type { EventPublisher, Services } from './services.js';
+import { appVersion } from './version.js';
+import { createApp } from './http/app.js';
+import type { ResourceDefinition } from './http/v2/resource.js';
+
+const noEvents: EventPublisher = { publish: () => undefined, close: async () => undefined };
+
+function rateLimitStore(config: Config, db: Database): RateLimitStore {
+  switch (config.rate_limit_store) {
+    case 'redis':
+      return new RedisRateLimitStore(process.env.REDIS_URL!);
+    case 'postgres':
+      return new PostgresRateLimitStore(db.pool);
+    case 'memory':
+      return new MemoryRateLimitStore();
+  }
+}
+
+export interface ServiceOptions {
+  config: Config;
+  db: Database;
+  logger: Logger;
+  events?: EventPublisher;
+  clock?: () => number;
+}
+
+export function createServices(options: ServiceOptions): Services {
+  return {
+    db: options.db.pool,
+    config: options.config,
+    logger: options.logger,
+    metrics: new Metrics(),
+    rateLimiter: new RateLimiter(options.config.api_rate_limits, rateLimitStore(options.config, options.db), options.clock),
+    events: options.events ?? noEvents,
+    version: appVersion,
+  };
+}
+
+export interface RunningServer {
+  server: Server;
+  port: number;
+  url: string;
+  services: Services;
+  /** Stops accepting, lets in-flight requests finish, then releases everything. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions extends ServiceOptions {
+  port: number;
+  host: string;
+  resources?: ResourceDefinition[];
+  routers?: (services: Services) => Router[];
+}
+
+export async function startServer(options: StartOptions): Promise<RunningServer> {
+  const services = createServices(options);
+  const app = createApp(services, { resources: options.resources, routers: options.routers?.(services) });
+  const server = app.listen(options.port, options.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  let closing: Promise<void> | undefined;
+  return {
+    server,
+    port,
+    url: `http://${options.host}:${port}`,
+    services,
+    close() {
+      closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        });
+        await services.rateLimiter.close();
+        await services.events.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,22 @@
+import type pg from 'pg';
+import type { Config } from './config.js';
+import type { Logger } from './log.js';
+import type { Metrics } from './metrics.js';
+import type { RateLimiter } from './ratelimit/limiter.js';
+
+/** A sink for live-update events; the no-op one is used when no worker is configured. */
+export interface EventPublisher {
+  publish(topic: string, payload: unknown): void;
+  close(): Promise<void>;
+}
+
+/** What request handlers may use: passed down explicitly, never imported as globals. */
+export interface Services {
+  db: pg.Pool;
+  config: Config;
+  logger: Logger;
+  metrics: Metrics;
+  rateLimiter: RateLimiter;
+  events: EventPublisher;
+  version: string;
+}
