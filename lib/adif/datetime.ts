@@ -26,9 +26,7 @@ function isLeapYear(year: number): boolean {
 }
 
 function isRealDate(year: number, month: number, day: number, minYear: number): boolean {
-  if (year < minYear || month < 1 || month > 12 || day < 1) return false;
-  const days = month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1]!;
-  return day <= days;
+  return year >= minYear && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
 }
 
 function isIsoDateShape(text: string): boolean {
@@ -105,9 +103,23 @@ export function combineDateTime(date: string, time: string): string {
   return `${date} ${time}`;
 }
 
+function daysInMonth(year: number, month: number): number {
+  return month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1]!;
+}
+
 function nextDay(date: string): string {
-  const utc = Date.UTC(readDigits(date, 0, 4), readDigits(date, 5, 2) - 1, readDigits(date, 8, 2) + 1);
-  return new Date(utc).toISOString().slice(0, 10);
+  let year = readDigits(date, 0, 4);
+  let month = readDigits(date, 5, 2);
+  let day = readDigits(date, 8, 2) + 1;
+  if (day > daysInMonth(year, month)) {
+    day = 1;
+    month += 1;
+    if (month > 12) {
+      month = 1;
+      year += 1;
+    }
+  }
+  return `${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
 }
 
 /**
