@@ -1,7 +1,13 @@
 import { loadConfig } from '../config.js';
 import { migrate } from '../db/migrate.js';
 import { startServer } from '../server.js';
-import { parseId, type Command } from './command.js';
+import { UsageError, type Command } from './command.js';
+
+/** 0 asks the system for a free port (tests do). */
+function parsePort(value: string): number {
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) throw new UsageError(`--port must be 0–65535 (got "${value}")`);
+  return Number(value);
+}
 
 export const migrateCommand: Command = {
   name: 'migrate',
@@ -21,7 +27,7 @@ export const serveCommand: Command = {
   options: { port: { type: 'string' }, host: { type: 'string' }, config: { type: 'string' } },
   async run({ values, database, logger }) {
     const config = loadConfig(typeof values.config === 'string' ? values.config : undefined);
-    const port = parseId(String(values.port ?? process.env.PORT ?? '8080'), '--port');
+    const port = parsePort(String(values.port ?? process.env.PORT ?? '8080'));
     const host = typeof values.host === 'string' ? values.host : '127.0.0.1';
     const db = await database();
     const server = await startServer({ config, db, logger, port, host });

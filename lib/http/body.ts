@@ -31,8 +31,35 @@ export async function readRawBody(ctx: Context, limit: number): Promise<Buffer> 
   return Buffer.concat(chunks, size);
 }
 
+/** Deepest v2 bodies are bulk creates: object → qsos array → QSO object. */
+export const MAX_JSON_DEPTH = 16;
+
+/**
+ * Whether `raw` nests arrays/objects deeper than `limit`, found by one byte scan that skips
+ * string contents. Checked before JSON.parse so that megabytes of `[[[[` cost microseconds,
+ * not seconds of a blocked event loop.
+ */
+export function nestsDeeperThan(raw: Buffer, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < raw.length; i++) {
+    const byte = raw[i]!;
+    if (inString) {
+      if (byte === 0x5c) i++; // backslash: skip the escaped byte
+      else if (byte === 0x22) inString = false;
+    } else if (byte === 0x22) inString = true;
+    else if (byte === 0x5b || byte === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (byte === 0x5d || byte === 0x7d) depth--;
+  }
+  return false;
+}
+
 /** Parses JSON strictly: invalid UTF-8 and malformed JSON are both `invalid_json`. */
 export function parseJson(raw: Buffer): unknown {
+  if (nestsDeeperThan(raw, MAX_JSON_DEPTH)) {
+    throw validationError(`Request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  }
   let text: string;
   try {
     text = utf8.decode(raw);

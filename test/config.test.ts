@@ -1,0 +1,57 @@
+import t from 'tap';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildConfig, ConfigError, loadConfig } from '../lib/config.js';
+
+t.test('defaults', async (t) => {
+  const config = buildConfig({}, {});
+  t.equal(config.api_rate_limits, null);
+  t.same(config.apiv2_hide_userdata, []);
+  t.ok(config.max_body_bytes >= 200 * 1024 * 1024, 'admits a 200 MB ADIF import');
+  t.equal(config.metrics.path, '/metrics');
+  t.equal(config.rate_limit_store, 'memory');
+});
+
+t.test('valid values are kept', async (t) => {
+  const config = buildConfig({
+    api_rate_limits: { api_v2_auth: { requests: 30, window: 60 }, default: { requests: 600, window: 60 } },
+    apiv2_hide_userdata: ['user_email'],
+    worker: { url: 'http://127.0.0.1:9001', secret: 'x'.repeat(32), public_url: 'ws://127.0.0.1:9000' },
+  }, {});
+  t.same(config.api_rate_limits!.api_v2_auth, { requests: 30, window: 60 });
+  t.same(config.apiv2_hide_userdata, ['user_email']);
+  t.equal(config.worker.url, 'http://127.0.0.1:9001');
+  t.equal(buildConfig({}, { WORKER_SECRET: 's'.repeat(40) }).worker.secret, 's'.repeat(40), 'WORKER_SECRET env');
+});
+
+t.test('a bad value stops start-up with one line naming the key', async (t) => {
+  const cases: Array<[unknown, RegExp]> = [
+    [{ bogus: 1 }, /^config: unknown key bogus$/],
+    [{ worker: { secret: 'short' } }, /^config: worker\.secret .*32/],
+    [{ worker: { colour: 'red' } }, /^config: unknown key worker\.colour$/],
+    [{ api_rate_limits: { default: { requests: 0, window: 60 } } }, /^config: api_rate_limits\.default\.requests /],
+    [{ api_rate_limits: { default: { requests: 5 } } }, /^config: api_rate_limits\.default .*window/],
+    [{ apiv2_hide_userdata: ['user_callsign'] }, /^config: apiv2_hide_userdata\.0 /],
+    [{ max_body_bytes: 'big' }, /^config: max_body_bytes /],
+    [{ metrics: { path: '/api/v2/metrics' } }, /^config: metrics\.path /],
+    [[], /^config: /],
+  ];
+  for (const [input, message] of cases) {
+    const error = t.throws(() => buildConfig(input, {})) as Error;
+    t.type(error, ConfigError);
+    t.match(error.message, message, JSON.stringify(input));
+    t.notMatch(error.message, /\n/, 'one line');
+  }
+  t.throws(() => buildConfig({}, { WORKER_SECRET: 'short' }), /worker\.secret/);
+  t.throws(() => buildConfig({ rate_limit_store: 'redis' }, {}), /REDIS_URL/);
+});
+
+t.test('files: unreadable, not JSON, valid', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'logbook-config-'));
+  t.throws(() => loadConfig(join(dir, 'missing.json'), {}), /config: cannot read .*ENOENT/);
+  writeFileSync(join(dir, 'bad.json'), '{ nope');
+  t.throws(() => loadConfig(join(dir, 'bad.json'), {}), /config: .* is not valid JSON/);
+  writeFileSync(join(dir, 'ok.json'), JSON.stringify({ apiv2_hide_userdata: ['user_email', 'user_name'] }));
+  t.same(loadConfig(join(dir, 'ok.json'), {}).apiv2_hide_userdata, ['user_email', 'user_name']);
+});

@@ -1,0 +1,76 @@
+#!/usr/bin/env node
+// The test command (npm test): compiles (the CLI tests run bin/logbook.js on dist/), finds a
+// PostgreSQL (DATABASE_URL, or an embedded one in a temporary folder), prepares a migrated
+// template database that each test file clones, runs tap, and ends with one summary line.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+const build = spawnSync('npx', ['tsc', '-p', 'tsconfig.json'], { stdio: 'inherit' });
+if (build.status !== 0) {
+  console.error('test: TypeScript compilation failed');
+  process.exit(1);
+}
+
+const { openDatabase } = await import('../dist/lib/db/database.js');
+const { createLogger } = await import('../dist/lib/log.js');
+const logger = createLogger({ part: 'test-setup' });
+
+let serverUrl = process.env.DATABASE_URL;
+let embedded;
+let home;
+if (!serverUrl) {
+  home = mkdtempSync(join(tmpdir(), 'logbook-test-'));
+  process.env.LOGBOOK_HOME = home;
+  console.log(`test: DATABASE_URL is not set; starting an embedded PostgreSQL in ${home}`);
+  const { startEmbeddedDatabase } = await import('../dist/lib/db/embedded.js');
+  embedded = await startEmbeddedDatabase(logger, home);
+  serverUrl = embedded.url;
+}
+
+const template = `logbook_test_template_${process.pid}`;
+const admin = new pg.Client({ connectionString: serverUrl });
+await admin.connect();
+await admin.query(`DROP DATABASE IF EXISTS ${template}`);
+await admin.query(`CREATE DATABASE ${template}`);
+const templateUrl = new URL(serverUrl);
+templateUrl.pathname = `/${template}`;
+const db = await openDatabase({ logger, url: templateUrl.toString() });
+await db.close();
+
+const args = process.argv.slice(2);
+const tap = spawn('npx', ['tap', '-R', 'tap', ...(args.length ? args : [])], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+  env: {
+    ...process.env,
+    LOGBOOK_TEST_SERVER_URL: serverUrl,
+    LOGBOOK_TEST_TEMPLATE: template,
+    LOGBOOK_QUIET: '1',
+  },
+});
+let summary = null;
+let pending = '';
+tap.stdout.on('data', (chunk) => {
+  process.stdout.write(chunk);
+  pending += chunk.toString('utf8');
+  const lines = pending.split('\n');
+  pending = lines.pop();
+  for (const line of lines) {
+    const match = /^# \{ (.*) \}$/.exec(line.trim());
+    if (match) summary = Object.fromEntries(match[1].split(', ').map((pair) => pair.split(': ')).map(([k, v]) => [k, Number(v)]));
+  }
+});
+const status = await new Promise((resolve) => tap.on('close', (code) => resolve(code ?? 1)));
+
+await admin.query(`DROP DATABASE IF EXISTS ${template}`).catch(() => undefined);
+await admin.end();
+await embedded?.stop();
+if (home) rmSync(home, { recursive: true, force: true });
+
+const passed = summary?.pass ?? 0;
+const failed = summary?.fail ?? (status === 0 ? 0 : 1);
+const skipped = (summary?.skip ?? 0) + (summary?.todo ?? 0);
+console.log(`\ntests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+process.exit(status === 0 && failed === 0 ? 0 : 1);
