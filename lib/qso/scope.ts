@@ -1,0 +1,19 @@
+import type { SqlParams } from '../db/sqlParams.js';
+import { restrictedOperator, type Principal } from '../http/v2/principal.js';
+
+/** Which QSOs a request may see: these station locations, and (club members below officer) one operator. */
+export interface QsoScope {
+  stationIds: number[];
+  operator: string | null;
+}
+
+export function qsoScope(principal: Principal, stationIds: number[]): QsoScope {
+  return { stationIds, operator: restrictedOperator(principal) };
+}
+
+/** SQL conditions for a scope on the QSO table aliased `alias`. */
+export function scopeConditions(scope: QsoScope, params: SqlParams, alias = 'q'): string[] {
+  const conditions = [`${alias}.station_id = ANY(${params.add(scope.stationIds)}::int[])`];
+  if (scope.operator !== null) conditions.push(`${alias}.operator = ${params.add(scope.operator)}`);
+  return conditions;
+}
