@@ -1,0 +1,38 @@
+import type { SqlParams } from '../db/sqlParams.js';
+import { parseBandFilter } from '../adif/bands.js';
+import { CONFIRMATION_TYPES, type ConfirmationType } from './confirmationTypes.js';
+
+/**
+ * SQL conditions for the QSO filters that lists, exports, confirmations and lookups share.
+ * Column names are fixed strings from this module; every value is a bound parameter.
+ */
+
+/**
+ * `SAT` matches satellite QSOs (prop_mode SAT); any other band matches the band column;
+ * a blank band is no condition (null).
+ */
+export function bandCondition(band: string, params: SqlParams, alias = 'q'): string | null {
+  const filter = parseBandFilter(band);
+  if (!filter) return null;
+  if (filter.kind === 'sat') return `${alias}.prop_mode = 'SAT'`;
+  return `${alias}.band = ${params.add(filter.band)}`;
+}
+
+/** A mode filter matches the main mode or the submode (upper-cased, as stored). */
+export function modeCondition(mode: string, params: SqlParams, alias = 'q'): string {
+  const placeholder = params.add(mode.trim().toUpperCase());
+  return `(${alias}.mode = ${placeholder} OR ${alias}.submode = ${placeholder})`;
+}
+
+/** OR of "received = Y" over the given confirmation types. */
+export function confirmedCondition(types: readonly ConfirmationType[], alias = 'q'): string {
+  return `(${types.map((type) => `${alias}.${CONFIRMATION_TYPES[type].status} = 'Y'`).join(' OR ')})`;
+}
+
+/** Whole days, inclusive: `qso_since` from 00:00:00, `qso_until` through 23:59:59. */
+export function dateRangeConditions(since: string | null, until: string | null, params: SqlParams, alias = 'q'): string[] {
+  const conditions: string[] = [];
+  if (since) conditions.push(`${alias}.time_on >= ${params.add(since)}::date`);
+  if (until) conditions.push(`${alias}.time_on < ${params.add(until)}::date + 1`);
+  return conditions;
+}
