@@ -122,7 +122,8 @@ export function createPublisher({ url, secret, timeoutMs = 1000, maxQueue = 1000
         stats.dropped++;
         complain('live updates: queue full, oldest publish dropped', { max_queue: maxQueue });
       }
-      pumping ??= pump();
+      // Sending starts on a later turn of the event loop, never inside the caller's.
+      pumping ??= new Promise<void>((resolve) => setImmediate(resolve)).then(pump);
     },
 
     async register(topic, requireToken = true) {

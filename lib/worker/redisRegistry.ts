@@ -3,8 +3,9 @@
  * `{"require_token":bool}` with the topic TTL, so every worker sees every
  * registration. Listing uses SCAN, never KEYS, which would block Redis.
  *
- * Every registration made through this worker is mirrored in a local registry
- * which answers while Redis is unreachable, so local sockets keep working.
+ * Registrations made through this worker, and topics it has recently looked
+ * up, are mirrored in a local registry which answers while Redis is
+ * unreachable, so local sockets and publishes keep working.
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
@@ -77,7 +78,11 @@ export function createRedisRegistry(
         degraded('lookup', err);
         return mirror.lookup(topic);
       }
-      return raw === null ? null : parseMeta(raw);
+      const meta = raw === null ? null : parseMeta(raw);
+      // Keep the mirror current so that an outage does not forget topics other workers registered.
+      if (meta) await mirror.register(topic, meta);
+      else await mirror.unregister(topic);
+      return meta;
     },
     async count() {
       try {

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { createBrowserToken, STATUS_TOPIC } from '../../lib/worker/index.js';
 import { connectClient, publish, registerTopic, SECRET, startTestWorker, upgradeStatus, type TestClient } from '../helpers/worker.js';
 
@@ -12,14 +12,14 @@ t.test('browser WebSocket', async (t) => {
   await registerTopic(internalPort, 'station.2');
   await registerTopic(internalPort, 'public.1', false);
 
-  async function authenticated(topic: string, userId = 7): Promise<TestClient> {
+  async function authenticated(t: Test, topic: string, userId = 7): Promise<TestClient> {
     const client = await connectClient(wsPort, topic);
     client.auth(token(topic, userId));
     t.same(await client.next(), { type: 'auth_ok' });
     return client;
   }
 
-  async function rejected(client: TestClient, code: string): Promise<void> {
+  async function rejected(t: Test, client: TestClient, code: string): Promise<void> {
     t.match(await client.next(), { type: 'error', code, message: String });
     await client.closed;
   }
@@ -67,7 +67,7 @@ t.test('browser WebSocket', async (t) => {
     for (const frame of ['hello', JSON.stringify({ type: 'status' }), JSON.stringify({ type: 'auth' }), JSON.stringify({ type: 'auth', token: '' })]) {
       const client = await connectClient(wsPort, 'station.1');
       client.ws.send(frame);
-      await rejected(client, 'auth_required');
+      await rejected(t, client, 'auth_required');
     }
   });
 
@@ -89,14 +89,14 @@ t.test('browser WebSocket', async (t) => {
   });
 
   t.test('inbound frames over 4 KiB close the socket', async (t) => {
-    const client = await authenticated('station.1');
+    const client = await authenticated(t, 'station.1');
     client.ws.send('x'.repeat(5000));
     const { code } = await client.closed;
     t.not(code, 1000);
   });
 
   t.test('other inbound frames are ignored', async (t) => {
-    const client = await authenticated('station.1');
+    const client = await authenticated(t, 'station.1');
     client.ws.send(JSON.stringify({ type: 'status' }));
     client.ws.send('whatever');
     t.ok(await client.silentFor(100));
@@ -106,10 +106,10 @@ t.test('browser WebSocket', async (t) => {
   });
 
   t.test('counts and the status topic', async (t) => {
-    const a = await authenticated('station.1', 11);
-    const b = await authenticated('station.2', 11);
-    const c = await authenticated('public.1', 0);
-    const statusClient = await authenticated(STATUS_TOPIC, 12);
+    const a = await authenticated(t, 'station.1', 11);
+    const b = await authenticated(t, 'station.2', 11);
+    const c = await authenticated(t, 'public.1', 0);
+    const statusClient = await authenticated(t, STATUS_TOPIC, 12);
     statusClient.ws.send(JSON.stringify({ type: 'status' }));
     const frame = await statusClient.next();
     t.match(frame, {
