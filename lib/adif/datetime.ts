@@ -25,17 +25,19 @@ function isLeapYear(year: number): boolean {
   return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
 }
 
+function daysInMonth(year: number, month: number): number {
+  return month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1]!;
+}
+
 function isRealDate(year: number, month: number, day: number, minYear: number): boolean {
   return year >= minYear && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
 }
 
-function isIsoDateShape(text: string): boolean {
-  return text.length === 10 && text[4] === '-' && text[7] === '-';
-}
-
 function isRealIsoDate(text: string, minYear: number): boolean {
   return (
-    isIsoDateShape(text) &&
+    text.length === 10 &&
+    text[4] === '-' &&
+    text[7] === '-' &&
     isRealDate(readDigits(text, 0, 4), readDigits(text, 5, 2), readDigits(text, 8, 2), minYear)
   );
 }
@@ -63,28 +65,20 @@ function isRealTime(hours: number, minutes: number, seconds: number): boolean {
 
 /** 'HHMM', 'HHMMSS', 'HH:MM' or 'HH:MM:SS' → 'HH:MM:SS', or null (2460 and 1299 are rejected). */
 export function parseAdifTime(text: string): string | null {
-  let hours: string;
-  let minutes: string;
-  let seconds = '00';
-  switch (text.length) {
-    case 4:
-    case 6:
-      hours = text.slice(0, 2);
-      minutes = text.slice(2, 4);
-      if (text.length === 6) seconds = text.slice(4, 6);
-      break;
-    case 5:
-    case 8:
-      if (text[2] !== ':' || (text.length === 8 && text[5] !== ':')) return null;
-      hours = text.slice(0, 2);
-      minutes = text.slice(3, 5);
-      if (text.length === 8) seconds = text.slice(6, 8);
-      break;
-    default:
-      return null;
-  }
-  const valid = isRealTime(readDigits(hours, 0, 2), readDigits(minutes, 0, 2), readDigits(seconds, 0, 2));
-  return valid ? `${hours}:${minutes}:${seconds}` : null;
+  const withColons = text.length === 5 || text.length === 8;
+  if (!withColons && text.length !== 4 && text.length !== 6) return null;
+  if (withColons && (text[2] !== ':' || (text.length === 8 && text[5] !== ':'))) return null;
+  const step = withColons ? 3 : 2;
+  const withSeconds = text.length === 6 || text.length === 8;
+  const valid = isRealTime(
+    readDigits(text, 0, 2),
+    readDigits(text, step, 2),
+    withSeconds ? readDigits(text, 2 * step, 2) : 0,
+  );
+  if (!valid) return null;
+  if (text.length === 8) return text;
+  const seconds = withSeconds ? text.slice(2 * step, 2 * step + 2) : '00';
+  return `${text.slice(0, 2)}:${text.slice(step, step + 2)}:${seconds}`;
 }
 
 /**
@@ -101,10 +95,6 @@ export function parseDateTime(text: string): { date: string; time: string } | nu
 /** 'YYYY-MM-DD' + 'HH:MM:SS' → 'YYYY-MM-DD HH:MM:SS'. */
 export function combineDateTime(date: string, time: string): string {
   return `${date} ${time}`;
-}
-
-function daysInMonth(year: number, month: number): number {
-  return month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1]!;
 }
 
 function nextDay(date: string): string {

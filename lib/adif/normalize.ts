@@ -50,8 +50,8 @@ export interface NormalizeResult {
 export type RawRecord = Readonly<Record<string, string | number | boolean | null>>;
 
 /**
- * The raw values of the fields that become NormalizedQso properties rather than
- * entries of `fields`. A class, so that every record's values share one shape.
+ * The trimmed raw values of the fields that become NormalizedQso properties rather
+ * than entries of `fields`. A class, so that every record's values share one shape.
  */
 class CoreValues {
   CALL: string | undefined = undefined;
@@ -196,8 +196,10 @@ function isCoreField(name: string): name is CoreField {
   return CORE_FIELD_NAMES.has(name);
 }
 
+const HEADER_RULE: FieldRule = { kind: 'header' };
+
 function ruleFor(field: FieldInfo): FieldRule {
-  if (field.header) return { kind: 'header' };
+  if (field.header) return HEADER_RULE;
   if (isCoreField(field.name)) return { kind: 'core', name: field.name };
   return { kind: 'value', name: field.name, key: field.name.toLowerCase(), ...valueNormalizer(field) };
 }
@@ -212,8 +214,6 @@ const RULES: ReadonlyMap<string, FieldRule> = new Map(
     ] as const;
   }),
 );
-
-const HEADER_RULE: FieldRule = { kind: 'header' };
 
 function ruleForName(name: string): FieldRule | undefined {
   const rule = RULES.get(name) ?? RULES.get(name.toUpperCase());
@@ -236,8 +236,8 @@ function textOf(value: string | number | boolean): string {
 
 /** QSO_DATE + TIME_ON → 'YYYY-MM-DD HH:MM:SS'. QSO_DATE may carry the time itself (the API's qso_date form). */
 function qsoStart(core: CoreValues, reasons: string[]): string | null {
-  const dateText = core.QSO_DATE?.trim();
-  const timeText = core.TIME_ON?.trim();
+  const dateText = core.QSO_DATE;
+  const timeText = core.TIME_ON;
   let date: string | null = null;
   let time: string | null = null;
   if (dateText === undefined) reasons.push('QSO_DATE is missing');
@@ -265,7 +265,7 @@ function optionalPart(
   messages: string[],
 ): string | null {
   if (text === undefined) return null;
-  const value = parse(text.trim());
+  const value = parse(text);
   if (value === null) messages.push(`${name} ${quote(text)} is not ${expected}; field dropped`);
   return value;
 }
@@ -291,7 +291,7 @@ function band(
 ): string | null {
   const derived = hz === null ? null : bandFromFrequency(hz);
   if (given !== undefined) {
-    const stated = given.trim().toLowerCase();
+    const stated = given.toLowerCase();
     if (!isKnownBand(stated)) messages.push(`${bandName} ${quote(given)} is not an ADIF band`);
     else if (derived !== null && derived !== stated) {
       messages.push(`${bandName} ${stated} does not match ${freqName} ${formatMhz(hz!)} MHz (${derived})`);
@@ -318,17 +318,18 @@ export function normalizeRecord(raw: RawRecord, options: NormalizeOptions): Norm
     const value = raw[name];
     if (value === null || value === undefined) continue;
     const text = textOf(value);
-    if (text.trim() === '') continue;
+    const trimmed = text.trim();
+    if (trimmed === '') continue;
     const rule = ruleForName(name);
     if (rule === undefined) {
       fields[name.toLowerCase()] = text;
       if (!isApplicationField(name)) unknownFields.push(name.toUpperCase());
     } else if (rule.kind === 'core') {
-      core[rule.name] = text;
+      core[rule.name] = trimmed;
     } else if (rule.kind === 'value') {
       if (rule.normalize === null) fields[rule.key] = text;
       else {
-        const normalized = rule.normalize(text.trim());
+        const normalized = rule.normalize(trimmed);
         if (normalized === null) messages.push(`${rule.name} ${quote(text)} is not ${rule.expected}; field dropped`);
         else fields[rule.key] = normalized;
       }
