@@ -52,7 +52,7 @@ export async function startTestServer(
     async request(path, init = {}) {
       const headers: Record<string, string> = { ...init.headers };
       if (init.token) headers.authorization = `Bearer ${init.token}`;
-      let body = init.body;
+      let body: BodyInit | undefined = typeof init.body === 'string' || init.body === undefined ? init.body : new Blob([new Uint8Array(init.body)]);
       if (init.json !== undefined) {
         headers['content-type'] = 'application/json';
         body = JSON.stringify(init.json);
