@@ -2,6 +2,7 @@ import type { Test } from 'tap';
 import { buildConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/log.js';
 import { startServer, type RunningServer } from '../../lib/server.js';
+import { v1Router } from '../../lib/http/v1/router.js';
 import type { EventPublisher } from '../../lib/services.js';
 import { testDatabase } from './db.js';
 import type { Database } from '../../lib/db/database.js';
@@ -44,6 +45,7 @@ export async function startTestServer(
     clock: options.clock,
     events: options.events,
     resources: options.resources,
+    routers: (s) => [v1Router(s)],
   });
   t.teardown(() => server.close());
   return {

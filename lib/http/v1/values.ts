@@ -1,0 +1,45 @@
+/**
+ * Reading JSON body values the way the original's PHP did, so that clients sending numbers
+ * as strings (or the reverse) keep working.
+ */
+
+/** PHP's `isset($obj[name])`: present and not null. */
+export function isSet(body: Readonly<Record<string, unknown>>, name: string): boolean {
+  return body[name] !== undefined && body[name] !== null;
+}
+
+/** PHP truthiness: false, 0, "", "0", null and [] are false; everything else is true. */
+export function phpTruthy(value: unknown): boolean {
+  if (value === undefined || value === null || value === false || value === 0 || value === '' || value === '0') return false;
+  return !(Array.isArray(value) && value.length === 0);
+}
+
+const NUMERIC_STRING = /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
+
+/** PHP's is_numeric: numbers, and strings holding one (surrounding whitespace allowed). */
+export function isNumeric(value: unknown): boolean {
+  if (typeof value === 'number') return Number.isFinite(value);
+  return typeof value === 'string' && NUMERIC_STRING.test(value);
+}
+
+/** `(int)` of a numeric value (truncated toward zero); null when not numeric or beyond safe integers. */
+export function phpInt(value: unknown): number | null {
+  if (!isNumeric(value)) return null;
+  const number = Math.trunc(Number(value));
+  return Number.isSafeInteger(number) ? number : null;
+}
+
+const INT4_MAX = 2147483647;
+
+/** A record id (station location, QSO): a numeric value within 1 … 2^31-1, else null. */
+export function idValue(value: unknown): number | null {
+  const id = phpInt(value);
+  return id !== null && id >= 1 && id <= INT4_MAX ? id : null;
+}
+
+/** A scalar body value as text (numbers and booleans as JSON writes them); null for null, arrays and objects. */
+export function textValue(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return null;
+}
