@@ -1,4 +1,5 @@
 import type { ResourceDefinition } from '../resource.js';
+import { stationResource } from './station/index.js';
 
 /** Every v2 resource the server dispatches, in documentation order. */
-export const v2Resources: ResourceDefinition[] = [];
+export const v2Resources: ResourceDefinition[] = [stationResource];

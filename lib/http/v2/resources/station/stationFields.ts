@@ -1,0 +1,115 @@
+import { validationError } from '../../../errors.js';
+import { isBlank, readInteger, readText } from '../../../bodyValues.js';
+import { isValidCallsign, normalizeCallsign } from '../../../../adif/callsign.js';
+import { normalizeGrid, normalizeGridList } from '../../../../adif/grid.js';
+import { dxccEntity } from '../../../../dxcc/entities.js';
+
+/** The writable fields of a station location, in the object's order. */
+export const STATION_FIELDS = [
+  'name', 'callsign', 'gridsquare', 'city', 'dxcc', 'cq', 'itu', 'state', 'cnty',
+  'iota', 'sota', 'wwff', 'pota', 'sig', 'sig_info', 'power',
+] as const;
+
+export type StationField = (typeof STATION_FIELDS)[number];
+
+export interface StationFields {
+  name: string;
+  callsign: string;
+  gridsquare: string;
+  city: string;
+  dxcc: number | null;
+  cq: number | null;
+  itu: number | null;
+  state: string;
+  cnty: string;
+  iota: string;
+  sota: string;
+  wwff: string;
+  pota: string;
+  sig: string;
+  sig_info: string;
+  power: number | null;
+}
+
+/** A location cannot exist without these: they identify it and go into every QSO logged from it. */
+export const REQUIRED_STATION_FIELDS: readonly StationField[] = ['name', 'callsign', 'dxcc', 'cq', 'itu'];
+
+/** Fields of the object that are not writable; ignored in bodies so a GET result can be sent back. */
+export const READ_ONLY_STATION_FIELDS = ['id', 'uuid', 'country', 'active'] as const;
+
+const TEXT_LIMIT = 255;
+
+/** A locator (2–10 characters) or a comma list of 4/6-character grids (a location on a grid corner). */
+function readGrid(value: unknown): string {
+  const text = readText(value, 'gridsquare', TEXT_LIMIT);
+  if (text === '') return '';
+  const grid = text.includes(',') ? normalizeGridList(text) : normalizeGrid(text);
+  if (grid === null) throw validationError('Invalid grid locator', { field: 'gridsquare' });
+  return grid;
+}
+
+function readCallsign(value: unknown): string {
+  const call = normalizeCallsign(readText(value, 'callsign', 32));
+  if (!isValidCallsign(call)) throw validationError('Invalid callsign', { field: 'callsign' });
+  return call;
+}
+
+function readDxcc(value: unknown): number | null {
+  const code = readInteger(value, 'dxcc', { min: 0 });
+  if (code !== null && dxccEntity(code) === undefined) throw validationError(`Unknown DXCC entity ${code}`, { field: 'dxcc' });
+  return code;
+}
+
+const upperText = (field: StationField) => (value: unknown) => readText(value, field, TEXT_LIMIT).toUpperCase();
+
+const READERS: { [F in StationField]: (value: unknown) => StationFields[F] } = {
+  name: (value) => readText(value, 'name', TEXT_LIMIT),
+  callsign: readCallsign,
+  gridsquare: readGrid,
+  city: (value) => readText(value, 'city', TEXT_LIMIT),
+  dxcc: readDxcc,
+  cq: (value) => readInteger(value, 'cq', { min: 1, max: 40 }),
+  itu: (value) => readInteger(value, 'itu', { min: 1, max: 90 }),
+  state: (value) => readText(value, 'state', TEXT_LIMIT),
+  cnty: (value) => readText(value, 'cnty', TEXT_LIMIT),
+  iota: upperText('iota'),
+  sota: upperText('sota'),
+  wwff: upperText('wwff'),
+  // POTA references are written without spaces ("US-1234, US-5678" → "US-1234,US-5678").
+  pota: (value) => upperText('pota')(value).replace(/\s+/g, ''),
+  sig: upperText('sig'),
+  sig_info: upperText('sig_info'),
+  power: (value) => readInteger(value, 'power', { min: 0, max: 2_147_483_647 }),
+};
+
+const EMPTY_STATION: StationFields = {
+  name: '', callsign: '', gridsquare: '', city: '', dxcc: null, cq: null, itu: null, state: '', cnty: '',
+  iota: '', sota: '', wwff: '', pota: '', sig: '', sig_info: '', power: null,
+};
+
+/** The writable fields present in a body, validated and normalised. */
+export function readStationChanges(body: Record<string, unknown>): Partial<StationFields> {
+  const changes: Partial<Record<StationField, unknown>> = {};
+  for (const field of STATION_FIELDS) {
+    if (field in body) changes[field] = READERS[field](body[field]);
+  }
+  return changes as Partial<StationFields>;
+}
+
+/** A create body: every required field present (400 `details.missing` names all that are not), the rest defaulted. */
+export function readNewStation(body: Record<string, unknown>): StationFields {
+  const missing = REQUIRED_STATION_FIELDS.filter((field) => isBlank(body[field]));
+  if (missing.length) throw validationError(`Missing required field(s): ${missing.join(', ')}`, { missing });
+  return { ...EMPTY_STATION, ...readStationChanges(body) };
+}
+
+/** A PATCH may leave required fields out, but not blank them (400 `details.fields` names all that it does). */
+export function rejectClearedRequired(body: Record<string, unknown>): void {
+  const fields = REQUIRED_STATION_FIELDS.filter((field) => field in body && isBlank(body[field]));
+  if (fields.length) throw validationError(`Field(s) cannot be cleared: ${fields.join(', ')}`, { fields });
+}
+
+/** The entity name stored beside the code, so the object carries the country without a lookup. */
+export function countryOf(dxcc: number | null): string {
+  return dxcc ? dxccEntity(dxcc)?.name ?? '' : '';
+}

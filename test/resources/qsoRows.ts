@@ -1,0 +1,27 @@
+import type pg from 'pg';
+
+/** A QSO row for test setup: column name → value (columns of sql/001's qso table). */
+export type QsoRow = { station_id: number; call: string; time_on: string } & Record<string, string | number | null>;
+
+/**
+ * Inserts QSOs straight into the table (tests of reading resources need exact rows, not the
+ * import pipeline's normalisation) and returns their ids in order. Defaults: band 20m, mode SSB.
+ */
+export async function insertQsos(db: pg.Pool, rows: QsoRow[]): Promise<number[]> {
+  const ids: number[] = [];
+  for (const row of rows) {
+    const record: Record<string, unknown> = { band: '20m', mode: 'SSB', ...row };
+    const columns = Object.keys(record);
+    const { rows: inserted } = await db.query<{ id: number }>(
+      `INSERT INTO qso (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id`,
+      Object.values(record),
+    );
+    ids.push(inserted[0]!.id);
+  }
+  return ids;
+}
+
+/** `YYYY-MM-DD HH:MM:SS` (UTC) of a Date, the form of the qso table's timestamps. */
+export function utc(date: Date): string {
+  return date.toISOString().slice(0, 19).replace('T', ' ');
+}
