@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { verifyBrowserToken } from '../../lib/worker/browserToken.js';
-import { secretMatches } from '../../lib/worker/internalApi.js';
+import { createSecretCheck } from '../../lib/worker/internalApi.js';
 
 const MAX_BUFFERED = 64 * 1024;
 
@@ -24,12 +24,13 @@ function listen(server: ReturnType<typeof createServer>, port: number, host: str
 }
 
 export async function startWsWorker({ secret, wsPort, internalPort }: { secret: string; wsPort: number; internalPort: number }): Promise<ComparisonWorker> {
+  const secretMatches = createSecretCheck(secret);
   const registered = new Map<string, boolean>();
   const subscribers = new Map<string, Set<WebSocket>>();
 
   const internal = createServer((req: IncomingMessage, res: ServerResponse) => {
     const reply = (status: number, body = '') => res.writeHead(status, { 'Content-Type': 'text/plain' }).end(body);
-    if (!secretMatches(String(req.headers['x-worker-secret'] ?? ''), secret)) return reply(403, 'forbidden\n');
+    if (!secretMatches(String(req.headers['x-worker-secret'] ?? ''))) return reply(403, 'forbidden\n');
     if (req.method === 'GET' && req.url?.startsWith('/internal/status')) {
       let sockets = 0;
       for (const set of subscribers.values()) sockets += set.size;

@@ -17,15 +17,13 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 const TEXT = 'text/plain; charset=utf-8';
 
 /**
- * Constant-time comparison. Both sides are hashed first so the compared
- * buffers always have equal length and the secret's length does not leak.
- * An empty header never matches.
+ * Constant-time check of the secret header. Both sides are hashed so the
+ * compared buffers always have equal length and the secret's length does not
+ * leak; the secret's own digest is computed once. An empty header never matches.
  */
-export function secretMatches(given: string, secret: string): boolean {
-  if (given.length === 0 || secret.length === 0) return false;
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(secret).digest();
-  return timingSafeEqual(a, b);
+export function createSecretCheck(secret: string): (given: string) => boolean {
+  const expected = createHash('sha256').update(secret).digest();
+  return (given) => given.length > 0 && timingSafeEqual(createHash('sha256').update(given).digest(), expected);
 }
 
 type JsonObject = Record<string, unknown>;
@@ -56,7 +54,8 @@ interface Deps {
 type PostHandler = (body: JsonObject, reply: HttpExchange) => Promise<void>;
 
 export function mountInternalApi(app: TemplatedApp, deps: Deps): void {
-  const { secret, registry, fanout, status, logger } = deps;
+  const { registry, fanout, status, logger } = deps;
+  const secretMatches = createSecretCheck(deps.secret);
 
   const fail = (reply: HttpExchange, code: string, message: string) => reply.send(code, `${message}\n`, TEXT);
 
@@ -65,7 +64,7 @@ export function mountInternalApi(app: TemplatedApp, deps: Deps): void {
     return (res: HttpResponse, req: HttpRequest) => {
       const reply = createHttpExchange(res);
       if (req.getMethod() !== 'post') return fail(reply, '405 Method Not Allowed', 'method not allowed');
-      if (!secretMatches(req.getHeader('x-worker-secret'), secret)) return fail(reply, '403 Forbidden', 'forbidden');
+      if (!secretMatches(req.getHeader('x-worker-secret'))) return fail(reply, '403 Forbidden', 'forbidden');
       const declared = Number(req.getHeader('content-length') || '0');
       if (declared > MAX_BODY_BYTES) {
         return reply.send('413 Payload Too Large', 'request body too large (limit 1 MiB)\n', TEXT, true);
@@ -125,7 +124,7 @@ export function mountInternalApi(app: TemplatedApp, deps: Deps): void {
   app.any('/internal/status', (res, req) => {
     const reply = createHttpExchange(res);
     if (req.getMethod() !== 'get') return fail(reply, '405 Method Not Allowed', 'method not allowed');
-    if (!secretMatches(req.getHeader('x-worker-secret'), secret)) return fail(reply, '403 Forbidden', 'forbidden');
+    if (!secretMatches(req.getHeader('x-worker-secret'))) return fail(reply, '403 Forbidden', 'forbidden');
     const withTopics = req.getQuery('topics') === '1';
     status
       .internal(withTopics)

@@ -9,6 +9,7 @@
 import type { HttpRequest, HttpResponse, us_socket_context_t, WebSocketBehavior } from 'uWebSockets.js';
 import type { Logger } from '../log.js';
 import { verifyBrowserToken } from './browserToken.js';
+import { clientAddress } from './clientAddress.js';
 import type { TopicRegistry } from './registry.js';
 import type { SocketData, SocketHub, WorkerSocket } from './socketHub.js';
 import { STATUS_TOPIC, type StatusReporter } from './status.js';
@@ -33,21 +34,6 @@ interface Deps {
   logger: Logger;
   authTimeoutMs: number;
   maxBackpressureBytes: number;
-}
-
-/** Proxy headers are client-controlled: keep only characters of an address, for the logs. */
-function clientIp(res: HttpResponse, req: HttpRequest): string {
-  const forwarded = req.getHeader('x-forwarded-for').split(',')[0]?.trim() || req.getHeader('x-real-ip').trim();
-  if (forwarded) return forwarded.slice(0, 64).replace(/[^0-9a-fA-F.:%]/g, '?');
-  const address = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
-  return address.startsWith(IPV4_MAPPED) ? ipv4FromMapped(address.slice(IPV4_MAPPED.length)) : address;
-}
-
-/** uWS prints IPv4 peers of a dual-stack socket as 0000:…:ffff:7f00:0001. */
-const IPV4_MAPPED = '0000:0000:0000:0000:0000:ffff:';
-function ipv4FromMapped(tail: string): string {
-  const hex = tail.replace(':', '');
-  return [0, 2, 4, 6].map((i) => parseInt(hex.slice(i, i + 2), 16)).join('.');
 }
 
 function parseFrame(message: ArrayBuffer): Record<string, unknown> | null {
@@ -106,6 +92,7 @@ export function createWsBehavior(deps: Deps): WebSocketBehavior<SocketData> {
 
   return {
     maxPayloadLength: MAX_INBOUND_FRAME_BYTES,
+    // Over the limit uWS drops frames for that socket only; closing is left to the hub's slow-consumer sweep.
     maxBackpressure: maxBackpressureBytes,
     closeOnBackpressureLimit: 0,
     idleTimeout: IDLE_TIMEOUT_SECONDS,
@@ -117,7 +104,7 @@ export function createWsBehavior(deps: Deps): WebSocketBehavior<SocketData> {
       const key = req.getHeader('sec-websocket-key');
       const protocol = req.getHeader('sec-websocket-protocol');
       const extensions = req.getHeader('sec-websocket-extensions');
-      const ip = clientIp(res, req);
+      const ip = clientAddress(res, req);
       if (topic === '') {
         res.writeStatus('400 Bad Request').end('missing topic\n');
         return;
