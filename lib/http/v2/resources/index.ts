@@ -1,5 +1,6 @@
 import type { ResourceDefinition } from '../resource.js';
+import { confirmationResource } from './confirmation/index.js';
 import { stationResource } from './station/index.js';
 
 /** Every v2 resource the server dispatches, in documentation order. */
-export const v2Resources: ResourceDefinition[] = [stationResource];
+export const v2Resources: ResourceDefinition[] = [stationResource, confirmationResource];

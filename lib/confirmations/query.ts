@@ -1,0 +1,151 @@
+import type pg from 'pg';
+import { SqlParams } from '../db/sqlParams.js';
+import { CONFIRMATION_KEYS, CONFIRMATION_TYPES, type ConfirmationType } from '../qso/confirmationTypes.js';
+import { bandCondition, dateRangeConditions, modeCondition } from '../qso/filters.js';
+import { scopeConditions, type QsoScope } from '../qso/scope.js';
+
+/**
+ * The confirmation list: one row per (QSO, confirmation type) with that type received ('Y')
+ * and a received date. Ordered by received date (newest first), then QSO id, then the fixed
+ * type order of CONFIRMATION_KEYS.
+ */
+
+export interface ConfirmationFilters {
+  scope: QsoScope;
+  types: readonly ConfirmationType[];
+  /** `YYYY-MM-DD`: received on or after, per type on its own date column. */
+  since: string | null;
+  qsoSince: string | null;
+  qsoUntil: string | null;
+  band: string | null;
+  mode: string | null;
+  /** Normalised (upper-case) worked callsign, matched exactly. */
+  callsign: string | null;
+}
+
+export interface ConfirmationRow {
+  qso_id: number;
+  callsign: string;
+  qso_date: string;
+  mode: string;
+  band: string;
+  confirmation_date: string;
+  type: string;
+  submode?: string;
+  gridsquare?: string;
+  vucc_grids?: string;
+  sat_name?: string;
+  sat_mode?: string;
+}
+
+const OPTIONAL_FIELDS = ['submode', 'gridsquare', 'vucc_grids', 'sat_name', 'sat_mode'] as const;
+type OptionalField = (typeof OPTIONAL_FIELDS)[number];
+
+interface PageRow extends Record<OptionalField, string | null> {
+  qso_id: number;
+  type_rank: number;
+  confirmation_date: string;
+  callsign: string;
+  qso_date: string;
+  mode: string;
+  band: string;
+}
+
+/** The request's conditions on the QSO itself, the same in every branch (placeholders are shared). */
+function qsoConditions(filters: ConfirmationFilters, params: SqlParams): string[] {
+  const conditions = dateRangeConditions(filters.qsoSince, filters.qsoUntil, params);
+  const band = filters.band === null ? null : bandCondition(filters.band, params);
+  if (band) conditions.push(band);
+  if (filters.mode !== null) conditions.push(modeCondition(filters.mode, params));
+  if (filters.callsign !== null) conditions.push(`q.call = ${params.add(filters.callsign)}`);
+  return conditions;
+}
+
+/** Received, dated, and (with `since`) received on or after it. */
+function typeConditions(type: ConfirmationType, since: string | null): string[] {
+  const { status, date } = CONFIRMATION_TYPES[type];
+  const conditions = [`q.${status} = 'Y'`, `q.${date} IS NOT NULL`];
+  if (since !== null) conditions.push(`q.${date} >= ${since}::date`);
+  return conditions;
+}
+
+export interface ConfirmationPage {
+  rows: ConfirmationRow[];
+  total: number;
+}
+
+/**
+ * One page and the total. The page query has one branch per (station, type), each with
+ * `station_id = $n` rather than `= ANY(...)`: only an equality lets PostgreSQL read the
+ * partial index `qso_conf_<type>` (station_id, date DESC, id) in order, so the branches merge
+ * without a sort and each stops after `offset + limit` rows.
+ */
+export async function listConfirmations(db: pg.Pool, filters: ConfirmationFilters, limit: number, offset: number): Promise<ConfirmationPage> {
+  const { stationIds } = filters.scope;
+  if (stationIds.length === 0 || filters.types.length === 0) return { rows: [], total: 0 };
+  const [rows, total] = await Promise.all([pageRows(db, filters, limit, offset), countRows(db, filters)]);
+  return { rows, total };
+}
+
+async function pageRows(db: pg.Pool, filters: ConfirmationFilters, limit: number, offset: number): Promise<ConfirmationRow[]> {
+  const params = new SqlParams();
+  const shared = qsoConditions(filters, params);
+  // The scope's operator rule, spelled out here because the stations go into each branch singly.
+  if (filters.scope.operator !== null) shared.push(`q.operator = ${params.add(filters.scope.operator)}`);
+  const since = filters.since === null ? null : params.add(filters.since);
+  const branchLimit = params.add(offset + limit);
+  const branches: string[] = [];
+  for (const stationId of filters.scope.stationIds) {
+    const station = params.add(stationId);
+    for (const type of filters.types) {
+      const { date } = CONFIRMATION_TYPES[type];
+      const where = [`q.station_id = ${station}`, ...typeConditions(type, since), ...shared].join(' AND ');
+      branches.push(`(SELECT q.id AS qso_id, ${CONFIRMATION_KEYS.indexOf(type)} AS type_rank, q.${date} AS confirmation_date
+          FROM qso q WHERE ${where}
+         ORDER BY q.${date} DESC, q.id LIMIT ${branchLimit})`);
+    }
+  }
+  const { rows } = await db.query<PageRow>(
+    `WITH page AS (
+       SELECT c.qso_id, c.type_rank, c.confirmation_date
+         FROM (${branches.join('\n UNION ALL ')}) c
+        ORDER BY c.confirmation_date DESC, c.qso_id, c.type_rank
+        LIMIT ${params.add(limit)} OFFSET ${params.add(offset)})
+     SELECT page.qso_id, page.type_rank, to_char(page.confirmation_date, 'YYYY-MM-DD') AS confirmation_date,
+            q.call AS callsign, to_char(q.time_on, 'YYYY-MM-DD HH24:MI:SS') AS qso_date, q.mode, q.band,
+            q.submode, q.gridsquare, q.vucc_grids, q.sat_name, q.sat_mode
+       FROM page JOIN qso q ON q.id = page.qso_id
+      ORDER BY page.confirmation_date DESC, page.qso_id, page.type_rank`,
+    params.values,
+  );
+  return rows.map(toConfirmation);
+}
+
+/** The total needs no order, so each type counts over all stations at once. */
+async function countRows(db: pg.Pool, filters: ConfirmationFilters): Promise<number> {
+  const params = new SqlParams();
+  const shared = [...scopeConditions(filters.scope, params), ...qsoConditions(filters, params)];
+  const since = filters.since === null ? null : params.add(filters.since);
+  const counts = filters.types.map(
+    (type) => `(SELECT count(*) FROM qso q WHERE ${[...typeConditions(type, since), ...shared].join(' AND ')})`,
+  );
+  const { rows } = await db.query<{ total: number }>(`SELECT ${counts.join(' + ')} AS total`, params.values);
+  return rows[0]!.total;
+}
+
+function toConfirmation(row: PageRow): ConfirmationRow {
+  const confirmation: ConfirmationRow = {
+    qso_id: row.qso_id,
+    callsign: row.callsign,
+    qso_date: row.qso_date,
+    mode: row.mode,
+    band: row.band,
+    confirmation_date: row.confirmation_date,
+    type: CONFIRMATION_TYPES[CONFIRMATION_KEYS[row.type_rank]!].label,
+  };
+  for (const field of OPTIONAL_FIELDS) {
+    const value = row[field];
+    if (value !== null && value.trim() !== '') confirmation[field] = value;
+  }
+  return confirmation;
+}

@@ -1,0 +1,297 @@
+import t from 'tap';
+import { startTestServer } from '../helpers/server.js';
+import { createOperator } from '../helpers/fixtures.js';
+import { createStation } from '../../lib/accounts/stations.js';
+import { insertQsos } from './qsos.js';
+
+const ALL_TYPES = ['lotw', 'eqsl', 'qsl', 'qrz', 'clublog'];
+
+t.test('confirmation list', async (t) => {
+  const server = await startTestServer(t);
+  const db = server.db.pool;
+  const op = await createOperator(db, { callsign: 'DL1CNF' });
+  const portable = await createStation(db, { userId: op.userId, name: 'Portable', callsign: 'DL1CNF/P', gridsquare: 'JO63' });
+  const other = await createOperator(db, { callsign: 'DL2OTH' });
+  const withoutScope = await createOperator(db, { scopes: ['qso:read'] });
+
+  const [unconfirmed, single, five, undated, requested, satellite, tieLater, otherOwners] = await insertQsos(db, [
+    { station_id: op.stationId, call: 'K1NONE', time_on: '2024-01-01 10:00:00', band: '20m', mode: 'CW', lotw_qsl_rcvd: 'N', qsl_rcvd: 'N' },
+    // One type only; submode and grid set, the satellite fields empty strings (absent in the row).
+    { station_id: op.stationId, call: 'K1ONE', time_on: '2024-01-05 23:59:59', band: '20m', mode: 'SSB', submode: 'USB',
+      gridsquare: 'FN31', sat_name: '', sat_mode: '', vucc_grids: '', lotw_qsl_rcvd: 'Y', lotw_qslrdate: '2024-03-10' },
+    // All five types, each with its own date; lotw and clublog share the date.
+    { station_id: op.stationId, call: 'K5ALL', time_on: '2024-01-06 00:00:00', band: '40m', mode: 'FT8', submode: '',
+      qsl_rcvd: 'Y', qslrdate: '2024-02-01', lotw_qsl_rcvd: 'Y', lotw_qslrdate: '2024-03-10', eqsl_qsl_rcvd: 'Y', eqsl_qslrdate: '2024-02-15',
+      qrzcom_qso_download_status: 'Y', qrzcom_qso_download_date: '2023-12-31', clublog_qso_download_status: 'Y', clublog_qso_download_date: '2024-03-10' },
+    // Received but without a date: not listed.
+    { station_id: op.stationId, call: 'K1NODATE', time_on: '2024-01-07 08:00:00', band: '20m', mode: 'CW', qsl_rcvd: 'Y', qslrdate: null },
+    // Requested or sent, not received: not listed even with a date.
+    { station_id: op.stationId, call: 'K1REQ', time_on: '2024-01-08 08:00:00', band: '20m', mode: 'CW',
+      qsl_rcvd: 'R', qslrdate: '2024-03-01', eqsl_qsl_rcvd: 'N', eqsl_qslrdate: '2024-03-01', lotw_qsl_rcvd: 'I', lotw_qslrdate: '2024-03-01' },
+    { station_id: portable, call: 'DL0SAT', time_on: '2023-11-11 11:11:11', band: '2m', mode: 'FM', prop_mode: 'SAT',
+      sat_name: 'AO-91', sat_mode: 'U/V', vucc_grids: 'JO62,JO63', eqsl_qsl_rcvd: 'Y', eqsl_qslrdate: '2024-01-20' },
+    { station_id: op.stationId, call: 'K1TIE', time_on: '2024-02-02 12:00:00', band: '15m', mode: 'CW', lotw_qsl_rcvd: 'Y', lotw_qslrdate: '2024-03-10' },
+    { station_id: other.stationId, call: 'K1FOREIGN', time_on: '2024-01-01 00:00:00', band: '20m', mode: 'CW', lotw_qsl_rcvd: 'Y', lotw_qslrdate: '2024-06-01' },
+  ]);
+  t.ok(unconfirmed && undated && requested && otherOwners);
+
+  const rowSingle = { qso_id: single, callsign: 'K1ONE', qso_date: '2024-01-05 23:59:59', mode: 'SSB', band: '20m',
+    confirmation_date: '2024-03-10', type: 'LoTW', submode: 'USB', gridsquare: 'FN31' };
+  const fiveBase = { qso_id: five, callsign: 'K5ALL', qso_date: '2024-01-06 00:00:00', mode: 'FT8', band: '40m' };
+  const rowSat = { qso_id: satellite, callsign: 'DL0SAT', qso_date: '2023-11-11 11:11:11', mode: 'FM', band: '2m',
+    confirmation_date: '2024-01-20', type: 'eQSL', vucc_grids: 'JO62,JO63', sat_name: 'AO-91', sat_mode: 'U/V' };
+  const rowTie = { qso_id: tieLater, callsign: 'K1TIE', qso_date: '2024-02-02 12:00:00', mode: 'CW', band: '15m', confirmation_date: '2024-03-10', type: 'LoTW' };
+  const everything = [
+    rowSingle,
+    { ...fiveBase, confirmation_date: '2024-03-10', type: 'LoTW' },
+    { ...fiveBase, confirmation_date: '2024-03-10', type: 'Clublog' },
+    rowTie,
+    { ...fiveBase, confirmation_date: '2024-02-15', type: 'eQSL' },
+    { ...fiveBase, confirmation_date: '2024-02-01', type: 'QSL Card' },
+    rowSat,
+    { ...fiveBase, confirmation_date: '2023-12-31', type: 'QRZ.com' },
+  ];
+
+  const list = (query = '', token = op.token) => server.request(`/api/v2/confirmation${query}`, { token });
+  const keysOf = (rows: Array<{ qso_id: number; type: string; confirmation_date: string }>) =>
+    rows.map((r) => `${r.qso_id}:${r.type}:${r.confirmation_date}`);
+
+  t.test('one row per received, dated (QSO, type) pair, in order, with exactly the documented fields', async (t) => {
+    const res = await list();
+    t.equal(res.status, 200);
+    t.same(res.body.data, everything);
+    // Exact shapes: optional fields absent (not null, not ''), nothing else.
+    t.strictSame(Object.keys(res.body.data[0]).sort(), ['band', 'callsign', 'confirmation_date', 'gridsquare', 'mode', 'qso_date', 'qso_id', 'submode', 'type'].sort());
+    t.strictSame(Object.keys(res.body.data[1]).sort(), ['band', 'callsign', 'confirmation_date', 'mode', 'qso_date', 'qso_id', 'type'].sort());
+    t.strictSame(Object.keys(res.body.data[6]).sort(), ['band', 'callsign', 'confirmation_date', 'mode', 'qso_date', 'qso_id', 'sat_mode', 'sat_name', 'type', 'vucc_grids'].sort());
+    t.equal(res.body.meta.resource, 'confirmation');
+    t.equal(res.body.meta.method, 'GET');
+    t.same(res.body.meta.filters, { type: ALL_TYPES, since: null, qso_since: null, qso_until: null, band: null, mode: null, callsign: null });
+    t.notOk('station_id' in res.body.meta.filters);
+    t.same(
+      { page: res.body.meta.page, per_page: res.body.meta.per_page, count: res.body.meta.count, total: res.body.meta.total,
+        total_pages: res.body.meta.total_pages, has_more: res.body.meta.has_more },
+      { page: 1, per_page: 100, count: 8, total: 8, total_pages: 1, has_more: false },
+    );
+  });
+
+  t.test('a QSO confirmed by 0, 1 and 5 types gives 0, 1 and 5 rows; undated and not-received ones none', async (t) => {
+    const rows = (await list()).body.data as Array<{ qso_id: number; type: string }>;
+    const perQso = (id: number) => rows.filter((r) => r.qso_id === id).map((r) => r.type).sort();
+    t.same(perQso(unconfirmed!), []);
+    t.same(perQso(single!), ['LoTW']);
+    t.same(perQso(five!), ['Clublog', 'LoTW', 'QRZ.com', 'QSL Card', 'eQSL'].sort());
+    t.same(perQso(undated!), []);
+    t.same(perQso(requested!), []);
+    t.same(perQso(otherOwners!), []);
+  });
+
+  t.test('ties: same date by QSO id ascending, the same QSO by type order lotw, eqsl, qsl, qrz, clublog', async (t) => {
+    const rows = (await list('?since=2024-03-10')).body.data;
+    t.same(keysOf(rows), [`${single}:LoTW:2024-03-10`, `${five}:LoTW:2024-03-10`, `${five}:Clublog:2024-03-10`, `${tieLater}:LoTW:2024-03-10`]);
+  });
+
+  t.test('type: subset, de-duplicated in request order, case-insensitive; unknown keys are 400', async (t) => {
+    const res = await list('?type=qsl,LOTW,qsl');
+    t.equal(res.status, 200);
+    t.same(res.body.meta.filters.type, ['qsl', 'lotw']);
+    t.same(keysOf(res.body.data), [`${single}:LoTW:2024-03-10`, `${five}:LoTW:2024-03-10`, `${tieLater}:LoTW:2024-03-10`, `${five}:QSL Card:2024-02-01`]);
+    t.equal(res.body.meta.total, 4);
+
+    const qrz = await list('?type=qrz');
+    t.same(keysOf(qrz.body.data), [`${five}:QRZ.com:2023-12-31`]);
+    t.same(qrz.body.meta.filters.type, ['qrz']);
+
+    const blank = await list('?type=');
+    t.same(blank.body.meta.filters.type, ALL_TYPES, 'blank means all');
+
+    for (const bad of ['hrdlog', 'dcl', 'lotw,foo', ',']) {
+      const res = await list(`?type=${bad}`);
+      t.equal(res.status, 400, bad);
+      t.equal(res.body.error.code, 'validation_error');
+      t.equal(res.body.error.details.field, 'type');
+      t.same(res.body.error.details.allowed, ALL_TYPES);
+    }
+  });
+
+  t.test('since: per type on its own received date, inclusive', async (t) => {
+    const res = await list('?since=2024-02-10');
+    t.same(keysOf(res.body.data), [
+      `${single}:LoTW:2024-03-10`, `${five}:LoTW:2024-03-10`, `${five}:Clublog:2024-03-10`, `${tieLater}:LoTW:2024-03-10`, `${five}:eQSL:2024-02-15`,
+    ]);
+    t.equal(res.body.meta.filters.since, '2024-02-10');
+    // The five-type QSO: its QSL card (2024-02-01) and QRZ (2023-12-31) rows fall before the date.
+    const cards = await list('?since=2024-02-01&type=qsl,qrz');
+    t.same(keysOf(cards.body.data), [`${five}:QSL Card:2024-02-01`]);
+    t.equal((await list('?since=2024-03-11')).body.meta.total, 0);
+  });
+
+  t.test('qso_since and qso_until count whole days', async (t) => {
+    const until = await list('?qso_until=2024-01-05');
+    t.same(keysOf(until.body.data), [`${single}:LoTW:2024-03-10`, `${satellite}:eQSL:2024-01-20`], '23:59:59 on the last day is in');
+    const since = await list('?qso_since=2024-01-06&qso_until=2024-01-06');
+    t.same(since.body.data.map((r: { qso_id: number }) => r.qso_id), [five, five, five, five, five]);
+    t.same(since.body.meta.filters, { type: ALL_TYPES, since: null, qso_since: '2024-01-06', qso_until: '2024-01-06', band: null, mode: null, callsign: null });
+    t.equal((await list('?qso_since=2024-02-03')).body.meta.total, 0);
+  });
+
+  t.test('band, including SAT on the propagation mode', async (t) => {
+    const hf = await list('?band=20M');
+    t.same(keysOf(hf.body.data), [`${single}:LoTW:2024-03-10`]);
+    t.equal(hf.body.meta.filters.band, '20m');
+    const sat = await list('?band=sat');
+    t.same(keysOf(sat.body.data), [`${satellite}:eQSL:2024-01-20`]);
+    t.equal(sat.body.meta.filters.band, 'SAT');
+    t.equal((await list('?band=6m')).body.meta.total, 0);
+    t.equal((await list('?band=nonsense')).body.meta.total, 0, 'an unknown band matches nothing');
+  });
+
+  t.test('mode matches the main mode or the submode', async (t) => {
+    const sub = await list('?mode=usb');
+    t.same(keysOf(sub.body.data), [`${single}:LoTW:2024-03-10`]);
+    t.equal(sub.body.meta.filters.mode, 'USB');
+    t.same(keysOf((await list('?mode=SSB')).body.data), [`${single}:LoTW:2024-03-10`]);
+    t.equal((await list('?mode=ft8')).body.meta.total, 5);
+    t.equal((await list('?mode=FT4')).body.meta.total, 0);
+  });
+
+  t.test('callsign: exact, normalised; invalid input is 400', async (t) => {
+    const res = await list('?callsign=k5all');
+    t.equal(res.body.meta.total, 5);
+    t.equal(res.body.meta.filters.callsign, 'K5ALL');
+    t.equal((await list('?callsign=K5AL')).body.meta.total, 0, 'no prefix matching');
+    t.equal((await list('?callsign=dl0sat')).body.data[0].qso_id, satellite);
+    for (const bad of ['K1@BAD', 'DL1%20ABC']) {
+      const res = await list(`?callsign=${bad}`);
+      t.equal(res.status, 400, bad);
+      t.equal(res.body.error.code, 'validation_error');
+      t.equal(res.body.error.details.field, 'callsign');
+    }
+  });
+
+  t.test('filters combine', async (t) => {
+    const res = await list('?type=lotw,eqsl&since=2024-01-01&qso_until=2024-01-31&band=40m&mode=FT8&callsign=K5ALL');
+    t.same(keysOf(res.body.data), [`${five}:LoTW:2024-03-10`, `${five}:eQSL:2024-02-15`]);
+    t.same(res.body.meta.filters, { type: ['lotw', 'eqsl'], since: '2024-01-01', qso_since: null, qso_until: '2024-01-31', band: '40m', mode: 'FT8', callsign: 'K5ALL' });
+  });
+
+  t.test('station_id: owned ids only; foreign is 403 forbidden, malformed 400', async (t) => {
+    const res = await list(`?station_id=${portable}`);
+    t.same(keysOf(res.body.data), [`${satellite}:eQSL:2024-01-20`]);
+    t.equal((await list(`?station_id=${op.stationId},${portable}`)).body.meta.total, 8);
+    const foreign = await list(`?station_id=${op.stationId},${other.stationId}`);
+    t.equal(foreign.status, 403);
+    t.equal(foreign.body.error.code, 'forbidden');
+    const malformed = await list('?station_id=1,abc');
+    t.equal(malformed.status, 400);
+    t.equal(malformed.body.error.code, 'validation_error');
+    // The other owner sees only their own confirmation.
+    const theirs = await list('', other.token);
+    t.same(theirs.body.data.map((r: { callsign: string }) => r.callsign), ['K1FOREIGN']);
+  });
+
+  t.test('malformed dates are 400 validation_error naming the parameter', async (t) => {
+    for (const [name, value] of [['since', '2024-13-01'], ['since', '2024-02-30'], ['qso_since', '20240101'], ['qso_until', 'yesterday'], ['qso_until', '2024-1-5']]) {
+      const res = await list(`?${name}=${value}`);
+      t.equal(res.status, 400, `${name}=${value}`);
+      t.equal(res.body.error.code, 'validation_error');
+      t.same(res.body.error.details, { field: name, format: 'YYYY-MM-DD' });
+    }
+  });
+
+  t.test('pagination: pages partition the list; clamping of page and per_page', async (t) => {
+    const pages = [];
+    for (let page = 1; page <= 3; page++) {
+      const res = await list(`?per_page=3&page=${page}`);
+      t.same(
+        [res.body.meta.page, res.body.meta.per_page, res.body.meta.count, res.body.meta.total, res.body.meta.total_pages, res.body.meta.has_more],
+        [page, 3, page < 3 ? 3 : 2, 8, 3, page < 3],
+      );
+      pages.push(...res.body.data);
+    }
+    t.same(pages, everything);
+    const beyond = await list('?per_page=3&page=4');
+    t.same(beyond.body.data, []);
+    t.same([beyond.body.meta.count, beyond.body.meta.total, beyond.body.meta.has_more], [0, 8, false]);
+
+    for (const [query, page, perPage] of [
+      ['?per_page=0', 1, 100], ['?per_page=-5', 1, 100], ['?per_page=abc', 1, 100], ['?per_page=5000', 1, 1000],
+      ['?per_page=1000', 1, 1000], ['?page=0', 1, 100], ['?page=-2', 1, 100], ['?page=x', 1, 100],
+    ] as const) {
+      const res = await list(query);
+      t.equal(res.status, 200, query);
+      t.same([res.body.meta.page, res.body.meta.per_page], [page, perPage], query);
+    }
+    const last = await list('?per_page=1&page=8');
+    t.same(keysOf(last.body.data), [`${five}:QRZ.com:2023-12-31`]);
+    t.equal(last.body.meta.has_more, false);
+  });
+
+  t.test('an owner without station locations gets an empty list', async (t) => {
+    const lonely = await createOperator(db);
+    await db.query('DELETE FROM stations WHERE user_id = $1', [lonely.userId]);
+    const res = await list('', lonely.token);
+    t.equal(res.status, 200);
+    t.same(res.body.data, []);
+    t.same([res.body.meta.total, res.body.meta.total_pages, res.body.meta.has_more], [0, 0, false]);
+  });
+
+  t.test('no single-item path, GET only, and the scope is required', async (t) => {
+    for (const path of ['/api/v2/confirmation/1', `/api/v2/confirmation/${five}`, '/api/v2/confirmation/abc', '/index.php/api/v2/confirmation/5/']) {
+      const res = await server.request(path, { token: op.token });
+      t.equal(res.status, 404, path);
+      t.equal(res.body.error.code, 'not_found');
+    }
+    for (const method of ['POST', 'PATCH', 'DELETE', 'PUT']) {
+      const res = await server.request('/api/v2/confirmation', { method, token: op.token, json: {} });
+      t.equal(res.status, 405, method);
+      t.equal(res.headers.get('allow'), 'GET');
+      t.equal(res.body.error.code, 'method_not_allowed');
+    }
+    const scopeless = await list('', withoutScope.token);
+    t.equal(scopeless.status, 403);
+    t.equal(scopeless.body.error.code, 'insufficient_scope');
+    t.equal(scopeless.body.error.details.required_scope, 'confirmation:read');
+    t.equal((await server.request('/api/v2/confirmation')).status, 401);
+  });
+});
+
+t.test('paging over many rows and stations agrees with one ordered read of the table', async (t) => {
+  const server = await startTestServer(t);
+  const db = server.db.pool;
+  const op = await createOperator(db);
+  const second = await createStation(db, { userId: op.userId, name: 'Second', callsign: op.callsign, gridsquare: 'JO62' });
+  const third = await createStation(db, { userId: op.userId, name: 'Third', callsign: op.callsign, gridsquare: 'JO62' });
+  // 600 QSOs over three locations; dates repeat often so that ties across stations and types abound.
+  await db.query(
+    `INSERT INTO qso (station_id, call, time_on, band, mode,
+                      lotw_qsl_rcvd, lotw_qslrdate, eqsl_qsl_rcvd, eqsl_qslrdate, qsl_rcvd, qslrdate,
+                      qrzcom_qso_download_status, qrzcom_qso_download_date, clublog_qso_download_status, clublog_qso_download_date)
+     SELECT (ARRAY[$1, $2, $3]::int[])[1 + g % 3], 'K' || g, timestamp '2020-01-01' + g * interval '1 hour', '20m', 'CW',
+            CASE WHEN g % 2 = 0 THEN 'Y' END, date '2024-01-01' + (g % 7),
+            CASE WHEN g % 3 = 0 THEN 'Y' END, date '2024-01-01' + (g % 5),
+            CASE WHEN g % 5 = 0 THEN 'Y' END, date '2024-01-01' + (g % 11),
+            CASE WHEN g % 7 = 0 THEN 'Y' END, date '2024-01-01' + (g % 3),
+            CASE WHEN g % 4 = 0 THEN 'Y' END, CASE WHEN g % 8 <> 0 THEN date '2024-01-01' + (g % 13) END
+       FROM generate_series(1, 600) g`,
+    [op.stationId, second, third],
+  );
+  const { rows: expected } = await db.query<{ key: string }>(
+    `SELECT id || ':' || label || ':' || to_char(d, 'YYYY-MM-DD') AS key FROM (
+        SELECT id, 0 AS r, 'LoTW' AS label, lotw_qslrdate AS d FROM qso WHERE lotw_qsl_rcvd = 'Y'
+        UNION ALL SELECT id, 1, 'eQSL', eqsl_qslrdate FROM qso WHERE eqsl_qsl_rcvd = 'Y'
+        UNION ALL SELECT id, 2, 'QSL Card', qslrdate FROM qso WHERE qsl_rcvd = 'Y'
+        UNION ALL SELECT id, 3, 'QRZ.com', qrzcom_qso_download_date FROM qso WHERE qrzcom_qso_download_status = 'Y'
+        UNION ALL SELECT id, 4, 'Clublog', clublog_qso_download_date FROM qso WHERE clublog_qso_download_status = 'Y') x
+      WHERE d IS NOT NULL ORDER BY d DESC, id, r`,
+  );
+  const seen: string[] = [];
+  for (let page = 1; ; page++) {
+    const res = await server.request(`/api/v2/confirmation?per_page=97&page=${page}`, { token: op.token });
+    t.equal(res.body.meta.total, expected.length);
+    seen.push(...res.body.data.map((r: { qso_id: number; type: string; confirmation_date: string }) => `${r.qso_id}:${r.type}:${r.confirmation_date}`));
+    if (!res.body.meta.has_more) break;
+  }
+  t.equal(seen.length, expected.length);
+  t.same(seen, expected.map((r) => r.key));
+});
