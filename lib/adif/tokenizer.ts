@@ -25,13 +25,7 @@ const LT = 0x3c;
 const GT = 0x3e;
 
 /**
- * Buffer#latin1Slice is what toString('latin1', start, end) calls after
- * normalising its arguments; the bounds here are already checked.
- */
-const latin1Slice = (Buffer.prototype as unknown as { latin1Slice(this: Buffer, start: number, end: number): string }).latin1Slice;
-
-/**
- * Decodes an all-ASCII byte run. Typical ADIF values are a few bytes long, and
+ * Decodes an all-ASCII byte run. Most ADIF values are at most 8 bytes long, and
  * building those with String.fromCharCode avoids the far costlier call into
  * the runtime that Buffer decoding makes.
  */
@@ -46,41 +40,7 @@ function asciiString(buf: Buffer, s: number, e: number): string {
     case 6: return String.fromCharCode(buf[s]!, buf[s + 1]!, buf[s + 2]!, buf[s + 3]!, buf[s + 4]!, buf[s + 5]!);
     case 7: return String.fromCharCode(buf[s]!, buf[s + 1]!, buf[s + 2]!, buf[s + 3]!, buf[s + 4]!, buf[s + 5]!, buf[s + 6]!);
     case 8: return String.fromCharCode(buf[s]!, buf[s + 1]!, buf[s + 2]!, buf[s + 3]!, buf[s + 4]!, buf[s + 5]!, buf[s + 6]!, buf[s + 7]!);
-    default: return e - s <= 16 ? asciiString(buf, s, s + 8) + asciiString(buf, s + 8, e) : latin1Slice.call(buf, s, e);
-  }
-}
-
-const VALUE_SLOTS = 4096;
-const MAX_CACHED_VALUE_BYTES = 16;
-
-/**
- * Direct-mapped cache of short ASCII values. Most fields of a log repeat
- * (band, mode, reports, power, operator, date, zones), so most values are
- * found here and cost no decoding and no new string.
- */
-class ValueCache {
-  private readonly bytes = new Uint8Array(VALUE_SLOTS * MAX_CACHED_VALUE_BYTES);
-  /** Length of the value in each slot; 0 marks an empty slot. */
-  private readonly lengths = new Uint8Array(VALUE_SLOTS);
-  private readonly values: string[] = new Array<string>(VALUE_SLOTS).fill('');
-
-  /** `hash` is any hash of the bytes; ASCII only. */
-  get(buf: Buffer, start: number, end: number, hash: number): string {
-    const length = end - start;
-    if (length > MAX_CACHED_VALUE_BYTES) return asciiString(buf, start, end);
-    const slot = hash & (VALUE_SLOTS - 1);
-    const base = slot * MAX_CACHED_VALUE_BYTES;
-    const bytes = this.bytes;
-    if (this.lengths[slot] === length) {
-      let i = 0;
-      while (i < length && bytes[base + i] === buf[start + i]) i++;
-      if (i === length) return this.values[slot]!;
-    }
-    const value = asciiString(buf, start, end);
-    for (let i = 0; i < length; i++) bytes[base + i] = buf[start + i]!;
-    this.lengths[slot] = length;
-    this.values[slot] = value;
-    return value;
+    default: return buf.toString('latin1', s, e);
   }
 }
 
@@ -269,7 +229,6 @@ function fitAfter(buf: Buffer, end: number, final: boolean): number {
 export class AdifTokenizer {
   private readonly maxFieldLength: number;
   private readonly names = new TagNameTable();
-  private readonly values = new ValueCache();
 
   private phase = Phase.Comment;
   private ended = false;
@@ -504,16 +463,14 @@ export class AdifTokenizer {
 
     let high = 0;
     let newlines = 0;
-    let valueHash = 0;
     for (let i = valueStart; i < end; i++) {
       const b = buf[i]!;
       high |= b;
-      valueHash = (valueHash * 31 + b) | 0;
       if (b === LF) newlines++;
     }
     let value: string;
     if (high < 0x80) {
-      value = this.values.get(buf, valueStart, end, valueHash ^ (valueHash >>> 12));
+      value = asciiString(buf, valueStart, end);
     } else {
       end = this.multibyteValueEnd(buf, valueStart, length, final);
       if (end === INCOMPLETE) return this.incomplete(buf, lt, len - lt + 1);
