@@ -2,6 +2,7 @@ import type { ResourceDefinition } from '../resource.js';
 import { confirmationResource } from './confirmation/index.js';
 import { stationResource } from './station/index.js';
 import { logbookResource } from './logbook/index.js';
+import { qsoResource } from './qso/index.js';
 
 /** Every v2 resource the server dispatches, in documentation order. */
-export const v2Resources: ResourceDefinition[] = [stationResource, confirmationResource, logbookResource];
+export const v2Resources: ResourceDefinition[] = [stationResource, confirmationResource, logbookResource, qsoResource];

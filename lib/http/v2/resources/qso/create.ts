@@ -1,0 +1,227 @@
+import { PassThrough } from 'node:stream';
+import { conflict, validationError } from '../../../errors.js';
+import { asBoolean, isBlank } from '../../../bodyValues.js';
+import { created } from '../../created.js';
+import { restrictedOperator } from '../../principal.js';
+import type { Handler, HandlerResult, RequestContext } from '../../resource.js';
+import { isKnownField } from '../../../../adif/fields.js';
+import { importAdif, importRecords } from '../../../../import/pipeline.js';
+import { insertOneQso } from '../../../../import/insertOne.js';
+import type { ImportOptions, ImportSummary, RawRecord } from '../../../../import/types.js';
+import { findVisibleQso } from '../../../../qso/repository.js';
+import { presentQso } from '../../../../qso/present.js';
+import { readCreateBody, type AdifText } from './createBody.js';
+import { publishQsoEvent } from './events.js';
+import { ownedStation, requestScope } from './scope.js';
+
+/**
+ * POST /qso: one QSO, many (`qsos`), or an ADIF document (`import_type` adif). Everything goes
+ * through the import pipeline of lib/import, so duplicate detection, mode splitting and DXCC
+ * filling are those of every other insert path. Nothing here uploads to online services or
+ * asks a callbook.
+ */
+
+const IMPORT_TYPES = ['json', 'adif'] as const;
+type ImportType = (typeof IMPORT_TYPES)[number];
+
+/** Fields a QSO must carry (SPEC.md "Create fields"). */
+const REQUIRED_FIELDS = ['call', 'band', 'mode', 'qso_date', 'time_on'] as const;
+
+/** Top-level members that steer the request rather than describe a QSO. */
+const CONTROL_MEMBERS = new Set(['station_profile_id', 'import_type', 'dryrun']);
+
+function parseImportType(value: unknown): ImportType {
+  if (value === undefined || value === null) return 'json';
+  const type = typeof value === 'string' ? value.trim().toLowerCase() : '';
+  if (!(IMPORT_TYPES as readonly string[]).includes(type)) {
+    throw validationError('import_type must be json or adif', { field: 'import_type', allowed: IMPORT_TYPES });
+  }
+  return type as ImportType;
+}
+
+function parseDryRun(value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  const flag = asBoolean(value);
+  if (flag === undefined) throw validationError('Field "dryrun" must be true or false', { field: 'dryrun' });
+  return flag;
+}
+
+/** Where a message about a bulk row points: `details.index` for rows of `qsos`. */
+type Place = { index: number } | Record<string, never>;
+
+function isScalar(value: unknown): boolean {
+  return value === null || typeof value !== 'object';
+}
+
+/**
+ * One QSO object of the body as a raw record: lower-case ADIF field names with scalar values;
+ * 400 naming an unknown field or a non-scalar value, and listing missing required fields.
+ */
+function readRecord(members: Record<string, unknown>, place: Place, skip: ReadonlySet<string> = new Set()): RawRecord {
+  const record: Record<string, string | number | boolean | null> = {};
+  for (const [key, value] of Object.entries(members)) {
+    if (skip.has(key)) continue;
+    const name = key.toLowerCase();
+    if (!isKnownField(name)) throw validationError(`Unknown ADIF field "${key}"`, { ...place, field: key });
+    if (!isScalar(value)) throw validationError(`Field "${key}" must be a scalar value`, { ...place, field: key });
+    record[name] = value as string | number | boolean | null;
+  }
+  const missing = REQUIRED_FIELDS.filter((field) => isBlank(record[field]));
+  if (missing.length) {
+    const where = 'index' in place ? `qsos[${place.index}]` : 'QSO';
+    throw validationError(`${where} lacks required field(s): ${missing.join(', ')}`, { ...place, missing });
+  }
+  return record;
+}
+
+function readBulkRecords(qsos: unknown, maxRows: number): RawRecord[] {
+  if (!Array.isArray(qsos) || qsos.length === 0) throw validationError('qsos must be a non-empty array of QSO objects', { field: 'qsos' });
+  if (qsos.length > maxRows) {
+    throw validationError(`qsos holds ${qsos.length} QSOs; at most ${maxRows} are accepted per request`, { field: 'qsos', max: maxRows });
+  }
+  return qsos.map((row: unknown, index) => {
+    if (row === null || typeof row !== 'object' || Array.isArray(row)) throw validationError(`qsos[${index}] must be an object`, { index });
+    return readRecord(row as Record<string, unknown>, { index });
+  });
+}
+
+/** Members of a bulk or ADIF request besides the ones it uses: scalars only, and nothing unknown. */
+function rejectStrayMembers(members: Record<string, unknown>, used: readonly string[]): void {
+  for (const [name, value] of Object.entries(members)) {
+    if (!isScalar(value) && !used.includes(name)) throw validationError(`Field "${name}" must be a scalar value`, { field: name });
+    if (!CONTROL_MEMBERS.has(name) && !used.includes(name)) {
+      throw validationError(`Field "${name}" is not accepted with ${used.join(' and ')}`, { field: name });
+    }
+  }
+}
+
+/** The answer to a bulk or ADIF import; 400 when nothing could be stored and only hard errors occurred. */
+function importAnswer(summary: ImportSummary, dryRun: boolean, dryRunShape: 'adif' | 'json'): HandlerResult {
+  if (summary.parsed === 0) throw validationError('No QSO records found', { parsed: 0, messages: summary.messages });
+  if (summary.failed === summary.parsed) {
+    throw validationError('No QSO could be imported', { parsed: summary.parsed, failed: summary.failed, messages: summary.messages });
+  }
+  if (dryRun) {
+    const data = dryRunShape === 'adif'
+      ? { dryrun: true, parsed: summary.parsed }
+      : { dryrun: true, parsed: summary.parsed, imported: 0, skipped: 0, messages: summary.messages };
+    return { data, status: 200 };
+  }
+  const { parsed, imported, skipped, messages } = summary;
+  return { data: { parsed, imported, skipped, messages }, status: 201 };
+}
+
+/** A running import fed with the `adif` text while the body is still arriving. */
+interface StreamedImport {
+  sink: PassThrough;
+  result: Promise<ImportSummary>;
+  stationId: number;
+  dryRun: boolean;
+}
+
+function importOptions(request: RequestContext, stationId: number, dryRun: boolean, frequencyUnit: 'MHz' | 'Hz'): ImportOptions {
+  return { stationId, frequencyUnit, dryRun, operator: restrictedOperator(request.principal) };
+}
+
+function announceImport(request: RequestContext, stationId: number, summary: ImportSummary, dryRun: boolean): void {
+  if (dryRun || summary.imported === 0) return;
+  publishQsoEvent(request.services, request.principal.userId, { type: 'qso_imported', station_id: stationId, imported: summary.imported });
+}
+
+/** `import_type` adif: the document streamed (or spooled) into the ADIF import. */
+async function adifImport(request: RequestContext, members: Record<string, unknown>, text: AdifText, streamed: StreamedImport | null, stationId: number, dryRun: boolean): Promise<HandlerResult> {
+  rejectStrayMembers(members, ['adif']);
+  if (text.kind === 'absent') throw validationError('import_type=adif requires a non-empty "adif" string', { field: 'adif' });
+  let summary: ImportSummary;
+  if (streamed) {
+    streamed.sink.end();
+    summary = await streamed.result;
+  } else if (text.kind === 'spooled') {
+    try {
+      summary = await importAdif(request.services.db, text.open(), importOptions(request, stationId, dryRun, 'MHz'));
+    } finally {
+      await text.discard();
+    }
+  } else throw new Error('ADIF text was streamed without an import');
+  const answer = importAnswer(summary, dryRun, 'adif');
+  announceImport(request, stationId, summary, dryRun);
+  return answer;
+}
+
+async function bulkImport(request: RequestContext, members: Record<string, unknown>, stationId: number, dryRun: boolean): Promise<HandlerResult> {
+  rejectStrayMembers(members, ['qsos']);
+  const records = readBulkRecords(members.qsos, request.services.config.max_bulk_qsos);
+  const summary = await importRecords(request.services.db, records, importOptions(request, stationId, dryRun, 'Hz'));
+  const answer = importAnswer(summary, dryRun, 'json');
+  announceImport(request, stationId, summary, dryRun);
+  return answer;
+}
+
+/** One QSO: 201 with the stored object, 409 for a duplicate; a dry run only checks it. */
+async function singleCreate(request: RequestContext, members: Record<string, unknown>, stationId: number, dryRun: boolean): Promise<HandlerResult> {
+  const record = readRecord(members, {}, CONTROL_MEMBERS);
+  const { services, principal, ctx } = request;
+  if (dryRun) return importAnswer(await importRecords(services.db, [record], importOptions(request, stationId, true, 'Hz')), true, 'json');
+  const result = await insertOneQso(services.db, record, { stationId, frequencyUnit: 'Hz', operator: restrictedOperator(principal) });
+  if ('duplicateOf' in result) throw conflict(`Duplicate of QSO ${result.duplicateOf}`, { existing_id: result.duplicateOf });
+  if ('rejected' in result) throw validationError(`QSO not stored: ${result.rejected.join('; ')}`, { messages: result.rejected });
+  const row = await findVisibleQso(services.db, await requestScope(request), result.id);
+  publishQsoEvent(services, principal.userId, { type: 'qso_created', qso_id: result.id, station_id: stationId });
+  return created(ctx, result.id, row ? presentQso(row) : { id: result.id });
+}
+
+export const createQso: Handler = async (request) => {
+  const { services, ctx } = request;
+  let streamed: StreamedImport | null = null;
+  const limits = { maxBodyBytes: services.config.max_body_bytes, maxJsonBytes: services.config.max_json_body_bytes };
+
+  // An ADIF import whose parameters precede the document starts while the document arrives;
+  // it commits only after the whole body has been read and checked (the sink ends below).
+  const startAdif = async (seen: Readonly<Record<string, unknown>>) => {
+    if (seen.station_profile_id === undefined || seen.import_type === undefined) return null;
+    if (parseImportType(seen.import_type) !== 'adif') return null;
+    const station = await ownedStation(request, seen.station_profile_id);
+    const dryRun = parseDryRun(seen.dryrun);
+    const sink = new PassThrough();
+    const result = importAdif(services.db, sink, importOptions(request, station.id, dryRun, 'MHz'));
+    result.catch(() => undefined); // awaited below; this only keeps an early failure from going unhandled
+    streamed = { sink, result, stationId: station.id, dryRun };
+    return sink;
+  };
+
+  let body;
+  try {
+    body = await readCreateBody(ctx.req, limits, startAdif);
+  } catch (error) {
+    await abandon(streamed, error as Error);
+    throw error;
+  }
+  const { members, adif } = body;
+  const running = streamed as StreamedImport | null;
+  try {
+    if (isBlank(members.station_profile_id)) throw validationError('station_profile_id is required', { missing: ['station_profile_id'] });
+    const station = await ownedStation(request, members.station_profile_id);
+    const importType = parseImportType(members.import_type);
+    const dryRun = parseDryRun(members.dryrun);
+    if (running && (importType !== 'adif' || station.id !== running.stationId || dryRun !== running.dryRun)) {
+      throw validationError('import_type, station_profile_id and dryrun must not change after "adif"; send them before it', {
+        field: 'adif',
+      });
+    }
+    if (importType === 'adif') return await adifImport(request, members, adif, running, station.id, dryRun);
+    if (adif.kind !== 'absent') throw validationError('Field "adif" needs import_type adif', { field: 'adif' });
+    if (members.qsos !== undefined) return await bulkImport(request, members, station.id, dryRun);
+    return await singleCreate(request, members, station.id, dryRun);
+  } catch (error) {
+    await abandon(running, error as Error);
+    if (adif.kind === 'spooled') await adif.discard();
+    throw error;
+  }
+};
+
+/** Stops a streamed import that must not commit; waits for its rollback. */
+async function abandon(streamed: StreamedImport | null, reason: Error): Promise<void> {
+  if (!streamed || streamed.sink.writableEnded) return;
+  streamed.sink.destroy(reason);
+  await streamed.result.catch(() => undefined);
+}

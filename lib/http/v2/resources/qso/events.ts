@@ -1,0 +1,22 @@
+import { stationTopic, userTopic } from '../../../../live/topics.js';
+import type { Services } from '../../../../services.js';
+
+/** What browsers watching a station location or a user's logbook learn about a change. */
+export type QsoEvent =
+  | { type: 'qso_created' | 'qso_updated' | 'qso_deleted'; qso_id: number; station_id: number }
+  | { type: 'qso_imported'; station_id: number; imported: number };
+
+/**
+ * Tells the live-update worker about a change, on the station's topic (and those of
+ * `otherStationIds`, e.g. the station a QSO moved away from) and the owner's. Fire and forget:
+ * a missing or failing worker must never fail or slow the request.
+ */
+export function publishQsoEvent(services: Services, ownerId: number, event: QsoEvent, otherStationIds: number[] = []): void {
+  for (const topic of [event.station_id, ...otherStationIds].map(stationTopic).concat(userTopic(ownerId))) {
+    try {
+      services.events.publish(topic, event);
+    } catch (error) {
+      services.logger.warn('live update not published', { topic, error: (error as Error).message });
+    }
+  }
+}

@@ -1,0 +1,30 @@
+import type { ResourceDefinition } from '../../resource.js';
+import { createQso } from './create.js';
+import { listQsos } from './list.js';
+import { removeQso } from './remove.js';
+import { showQso } from './show.js';
+import { updateQso } from './update.js';
+import { adifExportSchema, createBodySchema, importSummarySchema, listQuerySchema, qsoSchema, updateBodySchema } from './schemas.js';
+
+/** Contacts of the token owner's station locations: list/export, one, create/import, update, delete. */
+export const qsoResource: ResourceDefinition = {
+  name: 'qso',
+  description: "QSOs of the token owner's station locations (club members below officer level: their own)",
+  scoped: true,
+  list: {
+    summary: 'Filtered QSOs, newest first (JSON), or an ADIF export batch ascending by id (format=adif)',
+    query: listQuerySchema,
+    response: { oneOf: [{ type: 'array', items: qsoSchema }, adifExportSchema] },
+    handler: listQsos,
+  },
+  show: { summary: 'One QSO', response: qsoSchema, handler: showQso },
+  create: {
+    summary: 'Create one QSO, many (qsos), or import an ADIF document (import_type adif)',
+    bodyMode: 'stream',
+    body: createBodySchema,
+    response: { oneOf: [qsoSchema, importSummarySchema] },
+    handler: createQso,
+  },
+  update: { summary: 'Change some fields of a QSO', body: updateBodySchema, response: qsoSchema, handler: updateQso },
+  remove: { summary: 'Delete a QSO with its QSL images, OQRS requests and contest links', handler: removeQso },
+};

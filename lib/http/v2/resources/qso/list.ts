@@ -1,0 +1,44 @@
+import { pipeline, Readable } from 'node:stream';
+import QueryStream from 'pg-query-stream';
+import type { Handler, RequestContext } from '../../resource.js';
+import { presentQso, type QsoRow } from '../../../../qso/present.js';
+import { listMeta, pageSql, parseListQuery, type ListQuery } from './listQuery.js';
+import { jsonListEnvelope } from './jsonListStream.js';
+import { adifList } from './adifList.js';
+import { beginSnapshot, countTotal, endSnapshot } from './snapshot.js';
+
+/** Rows fetched from the cursor per round trip. */
+const CURSOR_BATCH = 500;
+
+/**
+ * JSON list: the count first, then the page streamed from a cursor straight into the response
+ * body; the snapshot ends when the cursor is drained, or is discarded with its connection when
+ * the client goes away mid-page.
+ */
+async function streamJsonList(request: RequestContext, list: ListQuery): Promise<undefined> {
+  const { ctx, services } = request;
+  const client = await services.db.connect();
+  try {
+    await beginSnapshot(client);
+    const total = await countTotal(client, list);
+    const page = pageSql(list);
+    const rows: Readable = total > list.pagination.offset
+      ? client.query(new QueryStream(page.text, page.values, { batchSize: CURSOR_BATCH }))
+      : Readable.from([]);
+    const body = jsonListEnvelope((row: QsoRow) => presentQso(row), (count) => ({ ...request.meta, ...listMeta(list, count, total) }));
+    pipeline(rows, body, (error) => endSnapshot(client, error));
+    ctx.status = 200;
+    ctx.type = 'application/json';
+    ctx.body = body;
+    return undefined;
+  } catch (error) {
+    endSnapshot(client, error as Error);
+    throw error;
+  }
+}
+
+/** GET /qso: the filtered QSOs, a page of JSON objects or an ADIF export batch. */
+export const listQsos: Handler = async (request) => {
+  const list = await parseListQuery(request);
+  return list.format === 'adif' ? adifList(request, list) : streamJsonList(request, list);
+};

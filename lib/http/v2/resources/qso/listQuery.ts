@@ -1,0 +1,155 @@
+import { validationError } from '../../../errors.js';
+import {
+  paginationMeta, parseCallsignParam, parseDateParam, parseIdParam, parseKeyList, parsePagination, parseStationIds, present,
+  type Pagination, type PaginationMeta,
+} from '../../params.js';
+import type { RequestContext } from '../../resource.js';
+import { SqlParams } from '../../../../db/sqlParams.js';
+import { CONFIRMATION_KEYS } from '../../../../qso/confirmationTypes.js';
+import { bandCondition, confirmedCondition, dateRangeConditions, modeCondition } from '../../../../qso/filters.js';
+import { qsoScope, scopeConditions, type QsoScope } from '../../../../qso/scope.js';
+import { qsoSelectList } from '../../../../qso/present.js';
+
+/**
+ * GET /qso parameters and the SQL they become. Every query is written so that PostgreSQL can
+ * answer it from the per-station indexes (plans in docs/api-v2/qso.md):
+ * - one branch per station location (`station_id = $n`), each read in order from an index and
+ *   merged (Merge Append), rather than sorting all of a logbook's QSOs: `station_id = ANY(…)`,
+ *   even with one element, cannot return rows in time order;
+ * - the page is chosen on (id, time_on) only, often straight from the index, and the full rows
+ *   are fetched for that page alone, so deep pages skip over index entries, not table rows.
+ */
+
+export const LIST_FORMATS = ['json', 'adif'] as const;
+export type ListFormat = (typeof LIST_FORMATS)[number];
+
+export const MAX_PER_PAGE = 5000;
+const DEFAULT_PER_PAGE: Readonly<Record<ListFormat, number>> = { json: 50, adif: 1000 };
+
+/** Beyond this many station locations one sorted scan beats planning a branch per location. */
+const MAX_MERGE_BRANCHES = 64;
+
+export interface ListQuery {
+  format: ListFormat;
+  pagination: Pagination;
+  /** `limit`: the newest N QSOs, whatever the format. */
+  newest: boolean;
+  sinceId: number;
+  scope: QsoScope;
+  /** Filter conditions on alias q (scope excluded), their values added to `params`. */
+  filters(params: SqlParams): string[];
+}
+
+function parseFormat(query: Record<string, string>): ListFormat {
+  if (!present(query.format)) return 'json';
+  const format = query.format.trim().toLowerCase();
+  if (!(LIST_FORMATS as readonly string[]).includes(format)) {
+    throw validationError('Parameter "format" must be json or adif', { field: 'format', allowed: LIST_FORMATS });
+  }
+  return format as ListFormat;
+}
+
+/** `limit`: a positive integer, capped at MAX_PER_PAGE; null when absent. */
+function parseLimit(query: Record<string, string>): number | null {
+  if (!present(query.limit)) return null;
+  if (!/^\d{1,15}$/.test(query.limit) || Number(query.limit) < 1) {
+    throw validationError('limit must be a positive integer', { field: 'limit' });
+  }
+  return Math.min(Number(query.limit), MAX_PER_PAGE);
+}
+
+export async function parseListQuery({ query, services, principal }: RequestContext): Promise<ListQuery> {
+  const format = parseFormat(query);
+  const limit = parseLimit(query);
+  const sinceId = parseIdParam(query, 'since_id') ?? 0;
+  const callsign = parseCallsignParam(query);
+  const since = parseDateParam(query, 'qso_since');
+  const until = parseDateParam(query, 'qso_until');
+  const qslTypes = parseKeyList(query, 'qsl_filter', CONFIRMATION_KEYS);
+  const band = present(query.band) ? query.band : null;
+  const mode = present(query.mode) && query.mode.trim() !== '' ? query.mode : null;
+  const stationIds = await parseStationIds(services.db, principal, query);
+
+  const pagination = limit === null
+    ? parsePagination(query, DEFAULT_PER_PAGE[format], MAX_PER_PAGE)
+    : { page: 1, perPage: limit, offset: 0 };
+
+  return {
+    format,
+    pagination,
+    newest: limit !== null,
+    sinceId,
+    scope: qsoScope(principal, stationIds),
+    filters(params) {
+      const conditions: string[] = [];
+      if (callsign !== null) conditions.push(`q.call = ${params.add(callsign)}`);
+      const bandFilter = band === null ? null : bandCondition(band, params);
+      if (bandFilter !== null) conditions.push(bandFilter);
+      if (mode !== null) conditions.push(modeCondition(mode, params));
+      if (qslTypes !== null) conditions.push(confirmedCondition(qslTypes));
+      if (sinceId > 0) conditions.push(`q.id > ${params.add(sinceId)}`);
+      conditions.push(...dateRangeConditions(since, until, params));
+      return conditions;
+    },
+  };
+}
+
+export interface Sql {
+  text: string;
+  values: unknown[];
+}
+
+function where(list: ListQuery, params: SqlParams): string {
+  return [...scopeConditions(list.scope, params), ...list.filters(params)].join(' AND ');
+}
+
+/** Number of QSOs matching the filters (`meta.total`). */
+export function countSql(list: ListQuery): Sql {
+  const params = new SqlParams();
+  return { text: `SELECT count(*)::int AS total FROM qso q WHERE ${where(list, params)}`, values: params.values };
+}
+
+/** What a page query reads for each QSO (qso aliased q), and what it joins for that. */
+export interface PageOutput {
+  select: string;
+  joins: string;
+}
+
+const QSO_OBJECT_OUTPUT: PageOutput = { select: qsoSelectList('q'), joins: '' };
+
+/**
+ * The rows of the requested page (QSO rows unless `output` says otherwise). JSON and `limit` pick newest first (time_on,
+ * then id, descending); ADIF pages go by ascending id so `lastfetchedid` never skips a QSO, and
+ * ADIF output is always in ascending id order.
+ */
+export function pageSql(list: ListQuery, output: PageOutput = QSO_OBJECT_OUTPUT): Sql {
+  const params = new SqlParams();
+  const conditions = where(list, params);
+  const byTime = list.format === 'json' || list.newest;
+  const order = (alias: string) => (byTime ? `${alias}time_on DESC, ${alias}id DESC` : `${alias}id`);
+  const { perPage, offset } = list.pagination;
+  const limit = params.add(perPage);
+  const skip = params.add(offset);
+
+  let candidates: string;
+  const stations = list.scope.stationIds;
+  if (stations.length >= 1 && stations.length <= MAX_MERGE_BRANCHES) {
+    const reach = params.add(offset + perPage);
+    const branches = stations.map(
+      (station) => `(SELECT q.id, q.time_on FROM qso q WHERE q.station_id = ${params.add(station)}::int AND ${conditions}
+                      ORDER BY ${order('q.')} LIMIT ${reach})`,
+    );
+    candidates = `SELECT id, time_on FROM (${branches.join(' UNION ALL ')}) u ORDER BY ${order('')} LIMIT ${limit} OFFSET ${skip}`;
+  } else {
+    candidates = `SELECT q.id, q.time_on FROM qso q WHERE ${conditions} ORDER BY ${order('q.')} LIMIT ${limit} OFFSET ${skip}`;
+  }
+  const outputOrder = list.format === 'json' ? order('p.') : 'p.id';
+  return {
+    text: `SELECT ${output.select} FROM (${candidates}) p JOIN qso q ON q.id = p.id ${output.joins} ORDER BY ${outputOrder}`,
+    values: params.values,
+  };
+}
+
+export function listMeta(list: ListQuery, count: number, total: number): PaginationMeta {
+  return paginationMeta(list.pagination, count, total);
+}

@@ -1,0 +1,44 @@
+import type pg from 'pg';
+import { countSql, type ListQuery } from './listQuery.js';
+
+/**
+ * A list's count and its page are read in one read-only REPEATABLE READ transaction, so
+ * `meta.total` and the rows describe the same state of the logbook even while imports run.
+ */
+
+export async function beginSnapshot(client: pg.PoolClient): Promise<void> {
+  await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+}
+
+/** Ends the snapshot and returns the connection; one that failed (or was left mid-cursor) is discarded. */
+export function endSnapshot(client: pg.PoolClient, error: Error | null | undefined): void {
+  if (error) {
+    client.release(error);
+    return;
+  }
+  client.query('COMMIT').then(
+    () => client.release(),
+    (commitError: Error) => client.release(commitError),
+  );
+}
+
+/** Runs `read` inside a snapshot on its own connection. */
+export async function withSnapshot<T>(db: pg.Pool, read: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await db.connect();
+  try {
+    await beginSnapshot(client);
+    const result = await read(client);
+    endSnapshot(client, null);
+    return result;
+  } catch (error) {
+    endSnapshot(client, error as Error);
+    throw error;
+  }
+}
+
+/** QSOs matching the list's filters (`meta.total`); no query when the owner has no station location. */
+export async function countTotal(client: pg.PoolClient, list: ListQuery): Promise<number> {
+  if (list.scope.stationIds.length === 0) return 0;
+  const { text, values } = countSql(list);
+  return (await client.query<{ total: number }>(text, values)).rows[0]!.total;
+}
