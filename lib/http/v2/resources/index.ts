@@ -3,6 +3,7 @@ import { confirmationResource } from './confirmation/index.js';
 import { stationResource } from './station/index.js';
 import { logbookResource } from './logbook/index.js';
 import { qsoResource } from './qso/index.js';
+import { radioResource } from './radio/index.js';
 
 /** Every v2 resource the server dispatches, in documentation order. */
-export const v2Resources: ResourceDefinition[] = [stationResource, confirmationResource, logbookResource, qsoResource];
+export const v2Resources: ResourceDefinition[] = [stationResource, confirmationResource, logbookResource, qsoResource, radioResource];
