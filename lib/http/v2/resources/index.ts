@@ -4,6 +4,7 @@ import { stationResource } from './station/index.js';
 import { logbookResource } from './logbook/index.js';
 import { qsoResource } from './qso/index.js';
 import { radioResource } from './radio/index.js';
+import { statisticResource } from './statistic/index.js';
 
 /** Every v2 resource the server dispatches, in documentation order. */
-export const v2Resources: ResourceDefinition[] = [stationResource, confirmationResource, logbookResource, qsoResource, radioResource];
+export const v2Resources: ResourceDefinition[] = [stationResource, confirmationResource, logbookResource, qsoResource, radioResource, statisticResource];
