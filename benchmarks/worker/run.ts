@@ -93,6 +93,15 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/** Microseconds during which some runnable task waited for a CPU (Linux PSI); null where PSI is unavailable. */
+function cpuPressureMicros(): number | null {
+  try {
+    return Number(/^some .*total=(\d+)/m.exec(readFileSync('/proc/pressure/cpu', 'utf8'))?.[1]);
+  } catch {
+    return null;
+  }
+}
+
 function memory(pid: number): { rssMiB: number; peakMiB: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
@@ -171,7 +180,9 @@ interface Result {
   p99: number;
   max: number;
   unexpectedCloses: number;
-  workers: { afterConnectMiB: number; cpuPercent: number; rssMiB: number; peakMiB: number }[];
+  /** Share of the measured period in which some task on the machine waited for a CPU. */
+  cpuPressure: number;
+  workers: { idleMiB: number; afterConnectMiB: number; cpuPercent: number; rssMiB: number; peakMiB: number }[];
 }
 
 async function runScenario(scenario: Scenario, run: number, redis: TestRedis | null): Promise<Result> {
@@ -190,6 +201,7 @@ async function runScenario(scenario: Scenario, run: number, redis: TestRedis | n
     if (status !== 200) throw new Error(`register ${topic}: HTTP ${status}`);
   }
 
+  const idle = workers.map((w) => memory(w.child.pid!).rssMiB);
   const plans: SocketAssignment[][] = Array.from({ length: CLIENTS }, () => []);
   topics.forEach((topic, i) => {
     for (let j = 0; j < PER_TOPIC; j++) {
@@ -222,8 +234,11 @@ async function runScenario(scenario: Scenario, run: number, redis: TestRedis | n
     }),
   );
   const cpuBefore = workers.map((w) => cpuSeconds(w.child.pid!));
+  const pressureBefore = cpuPressureMicros();
   const { ok, failures, seconds: publishSeconds } = await publishSteadily(publishPort, topics, DURATION_S);
   const cpuPercent = workers.map((w, i) => ((cpuSeconds(w.child.pid!) - cpuBefore[i]!) / publishSeconds) * 100);
+  const pressureAfter = cpuPressureMicros();
+  const cpuPressure = pressureBefore === null || pressureAfter === null ? NaN : (pressureAfter - pressureBefore) / 1e4 / publishSeconds;
   await sleep(1500);
 
   const results = await Promise.all(
@@ -235,7 +250,7 @@ async function runScenario(scenario: Scenario, run: number, redis: TestRedis | n
   );
   const latencies = Float64Array.from(results.flatMap((r) => r.latencies)).sort();
   const delivered = results.reduce((sum, r) => sum + r.delivered, 0);
-  const workerStats = workers.map((w, i) => ({ afterConnectMiB: afterConnect[i]!, cpuPercent: cpuPercent[i]!, ...memory(w.child.pid!) }));
+  const workerStats = workers.map((w, i) => ({ idleMiB: idle[i]!, afterConnectMiB: afterConnect[i]!, cpuPercent: cpuPercent[i]!, ...memory(w.child.pid!) }));
 
   for (const client of clients) client.send({ type: 'exit' } satisfies ToClient);
   await Promise.all(clients.map((client) => once(client, 'exit')));
@@ -257,6 +272,7 @@ async function runScenario(scenario: Scenario, run: number, redis: TestRedis | n
     p99: percentile(latencies, 99),
     max: latencies.length ? latencies[latencies.length - 1]! : NaN,
     unexpectedCloses: results.reduce((sum, r) => sum + r.unexpectedCloses, 0),
+    cpuPressure,
     workers: workerStats,
   };
 }
@@ -272,15 +288,15 @@ const ms = (n: number) => n.toFixed(2);
 
 function table(results: Result[]): string {
   const rows = [
-    '| scenario | run | connections held | publishes/s | deliveries/s | delivered / expected | p50 ms | p99 ms | max ms | worker CPU % | worker RSS after connect MiB | worker RSS end MiB | worker peak RSS MiB |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| scenario | run | connections held | publishes/s | deliveries/s | delivered / expected | p50 ms | p99 ms | max ms | worker CPU % | worker RSS idle MiB | worker RSS after connect MiB | worker RSS end MiB | worker peak RSS MiB | machine CPU pressure % |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of results) {
     rows.push(
       `| ${LABEL[r.scenario]} | ${r.run} | ${r.connections.toLocaleString('en')} | ${r.publishesPerSecond.toFixed(0)} | ${r.deliveriesPerSecond.toFixed(0)} | ` +
         `${r.delivered.toLocaleString('en')} / ${r.expected.toLocaleString('en')} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.max)} | ` +
         `${r.workers.map((w) => w.cpuPercent.toFixed(0)).join(' / ')} | ` +
-        `${r.workers.map((w) => mib(w.afterConnectMiB)).join(' / ')} | ${r.workers.map((w) => mib(w.rssMiB)).join(' / ')} | ${r.workers.map((w) => mib(w.peakMiB)).join(' / ')} |`,
+        `${r.workers.map((w) => mib(w.idleMiB)).join(' / ')} | ${r.workers.map((w) => mib(w.afterConnectMiB)).join(' / ')} | ${r.workers.map((w) => mib(w.rssMiB)).join(' / ')} | ${r.workers.map((w) => mib(w.peakMiB)).join(' / ')} | ${r.cpuPressure.toFixed(0)} |`,
     );
   }
   return rows.join('\n');
@@ -313,8 +329,11 @@ function writeSection(results: Result[], command: string): void {
     `Latency is publish→deliver: from just before the HTTP publish request to the client parsing the push frame;`,
     `a ${WARMUP_S} s warm-up at the same rate precedes the measured period and is not counted.`,
     `Load from ${CLIENTS} client processes plus the publishing orchestrator, all on loopback on the same machine as the worker(s).`,
-    'Memory is VmRSS / VmHWM of the worker process from /proc, CPU its user + system time over the measured period',
-    '(100 % = one core); two figures are worker A / worker B.',
+    'Memory is VmRSS / VmHWM of the worker process from /proc (idle = topics registered, no sockets yet; the worker',
+    'runs under tsx, which accounts for much of the idle figure), CPU its user + system time over the measured period',
+    '(100 % = one core); two figures are worker A / worker B. Machine CPU pressure is the share of the measured period',
+    'in which some task on the machine was waiting for a CPU (/proc/pressure/cpu): the machine is shared, and the',
+    'latency tail follows it.',
     '',
     `- Command: \`${command}\``,
     `- Machine: nproc ${availableParallelism()}, Node ${process.version}, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, shared with other jobs`,
