@@ -8,7 +8,7 @@ export const SCOPES = [
   'confirmation:read',
   'contest:read', 'contest:write', 'contest:delete',
   'lookup:read',
-  'club:read',
+  'club:read', 'club:write', 'club:delete',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -1,5 +1,6 @@
 import type { ResourceDefinition } from '../resource.js';
 import { catalogResource } from './catalog/index.js';
+import { clubResource } from './club/index.js';
 import { confirmationResource } from './confirmation/index.js';
 import { stationResource } from './station/index.js';
 import { logbookResource } from './logbook/index.js';
@@ -9,4 +10,4 @@ import { statisticResource } from './statistic/index.js';
 import { tokenResource } from './token/index.js';
 
 /** Every v2 resource the server dispatches, in documentation order. */
-export const v2Resources: ResourceDefinition[] = [stationResource, confirmationResource, logbookResource, qsoResource, radioResource, statisticResource, tokenResource, catalogResource];
+export const v2Resources: ResourceDefinition[] = [stationResource, confirmationResource, logbookResource, qsoResource, radioResource, statisticResource, tokenResource, catalogResource, clubResource];
