@@ -236,7 +236,7 @@ export function createAdxParser(options?: AdxReaderOptions): Transform {
 export function parseAdx(input: string | Buffer, options?: AdxReaderOptions): AdifParseResult {
   const reader = new AdxReader(options);
   const items = reader.push(typeof input === 'string' ? Buffer.from(input, 'utf8') : input);
-  items.push(...reader.end());
+  for (const item of reader.end()) items.push(item);
   return collectItems(items);
 }
 

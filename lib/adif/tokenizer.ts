@@ -184,7 +184,7 @@ const enum Fit {
   Certain,
 }
 
-/** Tag names and lengths of the lookahead that confirms a value end; longer runs count as merely plausible. */
+/** How far each part of the confirming lookahead (blanks, then a tag name) may run; beyond, a reading is merely plausible. */
 const LOOKAHEAD_BYTES = 64;
 
 /**
@@ -601,7 +601,7 @@ function bytesEndWithoutSplit(buf: Buffer, end: number): number {
 export function parseAdif(input: string | Buffer, options?: AdifTokenizerOptions): AdifParseResult {
   const tokenizer = new AdifTokenizer(options);
   const items = tokenizer.push(typeof input === 'string' ? Buffer.from(input, 'utf8') : input);
-  items.push(...tokenizer.end());
+  for (const item of tokenizer.end()) items.push(item);
   return collectItems(items);
 }
 
