@@ -1,0 +1,25 @@
+/**
+ * PostgreSQL COPY text format: columns separated by tabs, rows ended by a newline, NULL as
+ * \N, and backslash, newline, carriage return and tab inside values written as \\, \n, \r, \t.
+ */
+
+const SPECIAL = /[\\\n\r\t]/;
+const SPECIALS = /[\\\n\r\t]/g;
+const ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+export const COPY_NULL = '\\N';
+
+export function escapeCopyValue(value: string): string {
+  return SPECIAL.test(value) ? value.replace(SPECIALS, (char) => ESCAPES[char]!) : value;
+}
+
+/** One row, newline included. */
+export function formatCopyRow(values: ReadonlyArray<string | null>): string {
+  let line = '';
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (i > 0) line += '\t';
+    line += value === null || value === undefined ? COPY_NULL : escapeCopyValue(value);
+  }
+  return line + '\n';
+}

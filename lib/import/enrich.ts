@@ -1,0 +1,72 @@
+import type pg from 'pg';
+import type { NormalizedQso } from '../adif/normalize.js';
+import { dxccEntity } from '../dxcc/entities.js';
+import { resolveCallsign } from '../dxcc/resolver.js';
+
+/** What an import needs to know about its target station location. */
+export interface ImportStation {
+  id: number;
+  /** Upper-case, as stored. */
+  callsign: string;
+}
+
+type Queryable = Pick<pg.Pool, 'query'>;
+
+/**
+ * The target location. Inside an import's transaction `lockForImport` takes FOR KEY SHARE on
+ * its row, so the location cannot be deleted under a running import (renaming it still can).
+ */
+export async function loadImportStation(db: Queryable, stationId: number, lockForImport = false): Promise<ImportStation> {
+  const { rows } = await db.query<ImportStation>(
+    `SELECT id, callsign FROM stations WHERE id = $1${lockForImport ? ' FOR KEY SHARE' : ''}`,
+    [stationId],
+  );
+  if (rows.length === 0) throw new Error(`station location ${stationId} does not exist`);
+  return rows[0]!;
+}
+
+/**
+ * DXCC, COUNTRY, CONT, CQZ and ITUZ the record lacks, from its callsign. A DXCC the record
+ * states wins: zones and continent are then only filled when the callsign resolves to that
+ * same entity, and COUNTRY comes from the entity list.
+ */
+export function fillDxcc(qso: NormalizedQso): void {
+  const fields = qso.fields;
+  if (fields.dxcc !== undefined && fields.country !== undefined && fields.cont !== undefined && fields.cqz !== undefined && fields.ituz !== undefined) {
+    return;
+  }
+  const match = resolveCallsign(qso.call);
+  if (fields.dxcc === undefined) {
+    if (match === null) return;
+    fields.dxcc = String(match.adif);
+  }
+  const dxcc = Number(fields.dxcc);
+  if (fields.country === undefined && dxcc !== 0) {
+    const entity = dxccEntity(dxcc);
+    if (entity !== undefined) fields.country = entity.name;
+  }
+  if (match !== null && match.adif === dxcc) {
+    fields.cont ??= match.continent;
+    fields.cqz ??= String(match.cqz);
+    fields.ituz ??= String(match.ituz);
+  }
+}
+
+/**
+ * What the location and the caller impose: STATION_CALLSIGN from the location when the record
+ * has none, and the forced OPERATOR of a club member below officer level.
+ */
+export function fillStation(qso: NormalizedQso, station: ImportStation, operator: string | null | undefined): void {
+  qso.fields.station_callsign ??= station.callsign;
+  if (operator) qso.fields.operator = operator;
+}
+
+/**
+ * The v1 station check: a record naming another STATION_CALLSIGN than the location's is not
+ * stored. Returns the reason, or null when the record passes. Runs before fillStation.
+ */
+export function stationCallsignMismatch(qso: NormalizedQso, station: ImportStation): string | null {
+  const stated = qso.fields.station_callsign;
+  if (stated === undefined || stated === station.callsign) return null;
+  return `STATION_CALLSIGN ${stated} differs from the station location's callsign ${station.callsign}`;
+}

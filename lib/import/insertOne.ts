@@ -1,0 +1,67 @@
+import type pg from 'pg';
+import { normalizeRecord } from '../adif/normalize.js';
+import { fillDxcc, fillStation, loadImportStation, stationCallsignMismatch } from './enrich.js';
+import { INSERT_COLUMNS, newRow, rowValues } from './rowValues.js';
+import type { ImportOptions, RawRecord } from './types.js';
+
+/**
+ * A single JSON create: the bulk pipeline's rules (normaliser, DXCC and station fill, the
+ * duplicate rule through the unique index) in two round trips, the location and one INSERT
+ * that also reports the stored duplicate it collided with.
+ */
+
+export type InsertOneResult = { id: number } | { duplicateOf: number } | { rejected: string[] };
+
+const COLUMN_LIST = INSERT_COLUMNS.map((column) => column.name).join(', ');
+const VALUE_LIST = INSERT_COLUMNS.map((_, i) => `$${i + 2}`).join(', ');
+/** Parameters after the values: the duplicate key again, typed for the lookup. */
+const KEY = INSERT_COLUMNS.length + 2;
+
+/**
+ * The lookup sees the rows committed before the statement began, so it finds the stored twin of
+ * a conflict unless that twin was committed while the INSERT ran (then DUPLICATE_SQL asks again).
+ */
+const INSERT_SQL = `
+  WITH stored AS (
+    INSERT INTO qso (station_id, ${COLUMN_LIST}) VALUES ($1, ${VALUE_LIST})
+    ON CONFLICT DO NOTHING
+    RETURNING id
+  )
+  SELECT (SELECT id FROM stored) AS id, (${duplicateLookup(KEY)}) AS duplicate_of`;
+
+const DUPLICATE_SQL = `SELECT (${duplicateLookup(2)}) AS duplicate_of`;
+
+/** The duplicate rule as a lookup the unique index qso_dupe_key answers; params: call, time_on, band, mode. */
+function duplicateLookup(first: number): string {
+  return `SELECT id FROM qso WHERE station_id = $1 AND call = $${first}::text
+    AND date_trunc('minute', time_on) = date_trunc('minute', $${first + 1}::timestamp)
+    AND band = $${first + 2}::text AND mode = $${first + 3}::text LIMIT 1`;
+}
+
+export async function insertOneQso(
+  db: pg.Pool,
+  record: RawRecord,
+  options: Omit<ImportOptions, 'dryRun' | 'onProgress'>,
+): Promise<InsertOneResult> {
+  const { qso, messages } = normalizeRecord(record, { frequencyUnit: options.frequencyUnit });
+  if (qso === null) return { rejected: messages };
+  const station = await loadImportStation(db, options.stationId);
+  if (options.checkStationCallsign) {
+    const mismatch = stationCallsignMismatch(qso, station);
+    if (mismatch !== null) return { rejected: [mismatch] };
+  }
+  fillDxcc(qso);
+  fillStation(qso, station, options.operator);
+  const key = [qso.call, qso.timeOn, qso.band, qso.mode];
+  const { rows } = await db.query<{ id: string | number | null; duplicate_of: string | number | null }>(INSERT_SQL, [
+    station.id,
+    ...rowValues(qso, newRow()),
+    ...key,
+  ]);
+  const { id, duplicate_of: duplicateOf } = rows[0]!;
+  if (id !== null) return { id: Number(id) };
+  if (duplicateOf !== null) return { duplicateOf: Number(duplicateOf) };
+  const { rows: again } = await db.query<{ duplicate_of: string | number | null }>(DUPLICATE_SQL, [station.id, ...key]);
+  if (again[0]!.duplicate_of === null) throw new Error('QSO was neither stored nor found as a duplicate');
+  return { duplicateOf: Number(again[0]!.duplicate_of) };
+}

@@ -1,0 +1,79 @@
+import { Readable, Writable, type Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type pg from 'pg';
+import { loadDupeIndex } from './dupeIndex.js';
+import { loadImportStation } from './enrich.js';
+import { RecordProcessor } from './recordProcessor.js';
+import { AdifRowsTransform, RecordRowsTransform, type AdifFormat } from './rowStreams.js';
+import { createStagingTable, lockStationForImport, stagingCopyStream, storeStagedRows, type StoredRange } from './staging.js';
+import type { ImportOptions, ImportSummary, RawRecord } from './types.js';
+
+/**
+ * Bulk imports: input → reader/normaliser/duplicate check (one Transform) → COPY into a
+ * staging table → one INSERT into qso, all in one transaction: any failure (unreadable input,
+ * database error, client gone) rolls the whole import back.
+ */
+
+/** An ADIF (.adi) or ADX document; `format` is sniffed from the first bytes when absent. */
+export function importAdif(db: pg.Pool, input: Readable, options: ImportOptions & { format?: AdifFormat }): Promise<ImportSummary> {
+  return runImport(db, input, options, (processor) => new AdifRowsTransform(processor, options.format, options.onProgress));
+}
+
+/** JSON records (lower-case ADIF names, Hz frequencies unless options say otherwise). */
+export function importRecords(db: pg.Pool, records: Iterable<RawRecord> | AsyncIterable<RawRecord>, options: ImportOptions): Promise<ImportSummary> {
+  return runImport(db, Readable.from(records), options, (processor) => new RecordRowsTransform(processor, options.onProgress));
+}
+
+type RowsTransform = (processor: RecordProcessor) => Transform;
+
+async function runImport(db: pg.Pool, input: Readable, options: ImportOptions, toRows: RowsTransform): Promise<ImportSummary> {
+  if (options.dryRun) return dryRun(db, input, options, toRows);
+  const client = await db.connect();
+  // A connection lost mid-import fails the running query; without a listener the client's own
+  // 'error' event would also crash the process.
+  const ignore = () => undefined;
+  client.on('error', ignore);
+  let failure: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    await lockStationForImport(client, options.stationId);
+    const station = await loadImportStation(client, options.stationId, true);
+    const dupes = await loadDupeIndex(client, options.stationId);
+    await createStagingTable(client);
+    const processor = new RecordProcessor(station, options, dupes);
+    await pipeline(input, toRows(processor), stagingCopyStream(client));
+    const stored = await storeStagedRows(client, options.stationId);
+    await client.query('COMMIT');
+    // Staged rows the INSERT left out lost a race with a concurrent writer: duplicates too.
+    return summarize(processor, stored, processor.staged - stored.stored);
+  } catch (error) {
+    failure = error as Error;
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    // A connection that failed mid-COPY is not worth reusing: the pool opens a fresh one.
+    client.off('error', ignore);
+    client.release(failure);
+  }
+}
+
+/** Parses and normalises only: no transaction, no duplicate check, nothing written. */
+async function dryRun(db: pg.Pool, input: Readable, options: ImportOptions, toRows: RowsTransform): Promise<ImportSummary> {
+  const station = await loadImportStation(db, options.stationId);
+  const processor = new RecordProcessor(station, options, null);
+  const discard = new Writable({ write: (_chunk, _encoding, callback) => callback() });
+  await pipeline(input, toRows(processor), discard);
+  return summarize(processor, { stored: 0, firstId: null, lastId: null }, 0);
+}
+
+function summarize(processor: RecordProcessor, stored: StoredRange, lostToConflicts: number): ImportSummary {
+  return {
+    parsed: processor.parsed,
+    imported: stored.stored,
+    skipped: processor.skipped + lostToConflicts,
+    failed: processor.failed,
+    messages: processor.messages.list(),
+    firstId: stored.firstId,
+    lastId: stored.lastId,
+  };
+}

@@ -1,0 +1,74 @@
+import { normalizeRecord, type NormalizeOptions, type RawRecord } from '../adif/normalize.js';
+import { formatCopyRow } from './copyText.js';
+import type { DupeIndex } from './dupeIndex.js';
+import { fillDxcc, fillStation, stationCallsignMismatch, type ImportStation } from './enrich.js';
+import { MessageLog, recordPlace } from './messages.js';
+import { newRow, rowValues } from './rowValues.js';
+import type { ImportOptions } from './types.js';
+
+/**
+ * One record's way from raw fields to a COPY row: normalise, check the station callsign (v1),
+ * fill DXCC and station data, drop duplicates. Counts what happened for the summary.
+ */
+export class RecordProcessor {
+  parsed = 0;
+  failed = 0;
+  /** Duplicates found here (of stored rows or of earlier records); the database may find more. */
+  skipped = 0;
+  /** Rows handed on to the staging table. */
+  staged = 0;
+  readonly messages = new MessageLog();
+
+  private readonly normalizeOptions: NormalizeOptions;
+  private readonly row = newRow();
+  /** Upper-case names the document's header declares with USERDEFn: expected, so not reported. */
+  private userFields: ReadonlySet<string> = new Set();
+
+  /** `dupes` null: no duplicate check (dry run). */
+  constructor(
+    private readonly station: ImportStation,
+    private readonly options: ImportOptions,
+    private readonly dupes: DupeIndex | null,
+  ) {
+    this.normalizeOptions = { frequencyUnit: options.frequencyUnit };
+  }
+
+  /** Takes the user-defined field names from an ADIF header (USERDEF1 "SWEATERSIZE,{S,M,L}" → SWEATERSIZE). */
+  declareUserFields(header: Readonly<Record<string, string>>): void {
+    const names = new Set<string>();
+    for (const [name, value] of Object.entries(header)) {
+      if (/^USERDEF\d+$/i.test(name)) names.add(value.split(/[,{]/, 1)[0]!.trim().toUpperCase());
+    }
+    this.userFields = names;
+  }
+
+  /** The COPY row for a record, or null when it is not to be stored. `line` null for JSON records. */
+  process(raw: RawRecord, recordNo: number, line: number | null): string | null {
+    this.parsed++;
+    const { qso, messages, unknownFields } = normalizeRecord(raw, this.normalizeOptions);
+    if (unknownFields.length > 0) {
+      const unexpected = this.userFields.size === 0 ? unknownFields : unknownFields.filter((name) => !this.userFields.has(name));
+      this.messages.addUnknownFields(recordPlace(recordNo, line), unexpected);
+    }
+    if (qso === null) return this.reject(recordNo, line, messages.join('; '));
+    if (messages.length > 0) this.messages.addAll(recordPlace(recordNo, line), messages);
+    if (this.options.checkStationCallsign) {
+      const mismatch = stationCallsignMismatch(qso, this.station);
+      if (mismatch !== null) return this.reject(recordNo, line, mismatch);
+    }
+    if (this.dupes !== null && !this.dupes.add(qso.call, qso.timeOn, qso.band, qso.mode)) {
+      this.skipped++;
+      return null;
+    }
+    fillDxcc(qso);
+    fillStation(qso, this.station, this.options.operator);
+    this.staged++;
+    return formatCopyRow(rowValues(qso, this.row));
+  }
+
+  private reject(recordNo: number, line: number | null, reason: string): null {
+    this.failed++;
+    this.messages.add(`${recordPlace(recordNo, line)}: not imported: ${reason}`);
+    return null;
+  }
+}

@@ -1,0 +1,149 @@
+import { Transform, type TransformCallback } from 'node:stream';
+import { AdxReader } from '../adif/adx.js';
+import { AdifTokenizer } from '../adif/tokenizer.js';
+import type { AdifItem } from '../adif/types.js';
+import type { RawRecord } from '../adif/normalize.js';
+import type { RecordProcessor } from './recordProcessor.js';
+import type { ImportOptions } from './types.js';
+
+/**
+ * The JavaScript half of an import as one Transform each: input in, COPY text out. The reader,
+ * normaliser and row formatter run inside the Transform (no object stream per record between
+ * them), so the whole pipeline is input → Transform → COPY stream, with back-pressure from
+ * PostgreSQL reaching the input.
+ */
+
+export type AdifFormat = 'adi' | 'adx';
+
+type Progress = ImportOptions['onProgress'];
+
+/** Leading white space beyond this decides for .adi: an ADX document starts with its markup. */
+const MAX_SNIFF_BYTES = 64 * 1024;
+const BOM = [0xef, 0xbb, 0xbf];
+
+function isSpace(byte: number): boolean {
+  return byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
+}
+
+/**
+ * The format of a document from its first bytes: ADX when it opens (after a byte-order mark and
+ * white space) with `<?xml` or `<ADX`, else ADIF. null when `head` is too short to tell and more
+ * may come (`complete` false).
+ */
+export function sniffAdifFormat(head: Buffer, complete: boolean): AdifFormat | null {
+  let start = 0;
+  if (BOM.every((byte, i) => head[i] === byte)) start = BOM.length;
+  while (start < head.length && isSpace(head[start]!)) start++;
+  const opening = head.subarray(start, start + 5).toString('latin1').toLowerCase();
+  if (opening === '<?xml' || opening.startsWith('<adx')) return 'adx';
+  if (!complete && head.length < MAX_SNIFF_BYTES && ('<?xml'.startsWith(opening) || '<adx'.startsWith(opening))) return null;
+  return 'adi';
+}
+
+interface ItemReader {
+  push(chunk: Buffer): AdifItem[];
+  end(): AdifItem[];
+}
+
+function createItemReader(format: AdifFormat): ItemReader {
+  return format === 'adx' ? new AdxReader() : new AdifTokenizer();
+}
+
+/** ADIF or ADX bytes in, COPY rows out; the format is sniffed from the first bytes unless given. */
+export class AdifRowsTransform extends Transform {
+  private reader: ItemReader | null = null;
+  private head: Buffer[] = [];
+  private bytes = 0;
+
+  constructor(
+    private readonly processor: RecordProcessor,
+    private readonly format: AdifFormat | undefined,
+    private readonly onProgress: Progress,
+  ) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    try {
+      this.bytes += chunk.length;
+      if (this.reader !== null) this.rows(this.reader.push(chunk));
+      else this.start(chunk, false);
+      this.progress();
+      callback();
+    } catch (error) {
+      callback(error as Error);
+    }
+  }
+
+  override _flush(callback: TransformCallback): void {
+    try {
+      if (this.reader === null) this.start(Buffer.alloc(0), true);
+      this.rows(this.reader!.end());
+      this.progress();
+      callback();
+    } catch (error) {
+      callback(error as Error);
+    }
+  }
+
+  /** Collects the first bytes until the format is known, then starts the reader on them. */
+  private start(chunk: Buffer, complete: boolean): void {
+    this.head.push(chunk);
+    const head = Buffer.concat(this.head);
+    const format = this.format ?? sniffAdifFormat(head, complete);
+    if (format === null) return;
+    this.head = [];
+    this.reader = createItemReader(format);
+    this.rows(this.reader.push(head));
+  }
+
+  private rows(items: AdifItem[]): void {
+    let rows = '';
+    for (const item of items) {
+      if (item.kind === 'record') rows += this.processor.process(item.fields, item.recordNo, item.line) ?? '';
+      else if (item.kind === 'problem') this.processor.messages.add(item.problem.message);
+      else this.processor.declareUserFields(item.header.fields);
+    }
+    if (rows !== '') this.push(rows);
+  }
+
+  private progress(): void {
+    this.onProgress?.({ records: this.processor.parsed, bytes: this.bytes });
+  }
+}
+
+/** Rows are handed on in pieces of about this many characters. */
+const ROW_BATCH_CHARS = 64 * 1024;
+
+/** JSON records (lower-case names) in, COPY rows out. */
+export class RecordRowsTransform extends Transform {
+  private pending = '';
+
+  constructor(
+    private readonly processor: RecordProcessor,
+    private readonly onProgress: Progress,
+  ) {
+    super({ writableObjectMode: true });
+  }
+
+  override _transform(record: RawRecord, _encoding: BufferEncoding, callback: TransformCallback): void {
+    try {
+      this.pending += this.processor.process(record, this.processor.parsed + 1, null) ?? '';
+      if (this.pending.length >= ROW_BATCH_CHARS) this.pushPending();
+      callback();
+    } catch (error) {
+      callback(error as Error);
+    }
+  }
+
+  override _flush(callback: TransformCallback): void {
+    this.pushPending();
+    callback();
+  }
+
+  private pushPending(): void {
+    if (this.pending !== '') this.push(this.pending);
+    this.pending = '';
+    this.onProgress?.({ records: this.processor.parsed, bytes: 0 });
+  }
+}

@@ -1,0 +1,103 @@
+import { parseAdifDate } from '../adif/datetime.js';
+import type { NormalizedQso } from '../adif/normalize.js';
+import { ADIF_FIELD_COLUMNS, QSO_COLUMNS, type QsoColumn, type QsoColumnKind } from '../db/qsoColumns.js';
+
+/**
+ * A normalised QSO as the values of the columns an insert writes: every column but the
+ * bookkeeping ones (id, station_id, created_at, updated_at). Fields with a column of their
+ * own go there; every other field (APP_*, USERDEFn, the rest of the catalogue, unknown
+ * names) goes into `extra` as a JSON object, so an export can give back all of them.
+ */
+
+/** The columns an import writes, in this order; station_id is added by the statement. */
+export const INSERT_COLUMNS: readonly QsoColumn[] = QSO_COLUMNS.filter((column) => column.source !== 'row' || column.name === 'extra');
+
+const COLUMN_INDEX: ReadonlyMap<string, number> = new Map(INSERT_COLUMNS.map((column, index) => [column.name, index]));
+
+function indexOf(name: string): number {
+  const index = COLUMN_INDEX.get(name);
+  if (index === undefined) throw new Error(`qso column ${name} is not written by imports`);
+  return index;
+}
+
+const CALL = indexOf('call');
+const TIME_ON = indexOf('time_on');
+const TIME_OFF = indexOf('time_off');
+const BAND = indexOf('band');
+const BAND_RX = indexOf('band_rx');
+const MODE = indexOf('mode');
+const SUBMODE = indexOf('submode');
+const FREQ = indexOf('freq');
+const FREQ_RX = indexOf('freq_rx');
+const EXTRA = indexOf('extra');
+
+/** Where a field with a column of its own goes, and the kind its value must fit. */
+interface FieldColumn {
+  readonly index: number;
+  readonly kind: QsoColumnKind;
+}
+
+const FIELD_COLUMNS: ReadonlyMap<string, FieldColumn> = new Map(
+  [...ADIF_FIELD_COLUMNS.values()].map((column) => [column.name, { index: indexOf(column.name), kind: column.kind }]),
+);
+
+const INT32 = /^-?\d{1,10}$/;
+
+/**
+ * The value as its column's type takes it, or null when it does not fit. The normaliser has
+ * already checked catalogue fields; this catches the rest (columns for fields outside the
+ * ADIF catalogue, such as CLUBLOG_QSO_DOWNLOAD_DATE, arrive verbatim), which would otherwise
+ * fail the whole COPY.
+ */
+function columnValue(kind: QsoColumnKind, value: string): string | null {
+  switch (kind) {
+    case 'int': {
+      if (!INT32.test(value)) return null;
+      const number = Number(value);
+      return number >= -2147483648 && number <= 2147483647 ? value : null;
+    }
+    case 'date':
+      return parseAdifDate(value);
+    default:
+      return value;
+  }
+}
+
+/** PostgreSQL text cannot hold U+0000; it is dropped rather than failing the whole import. */
+function withoutNul(value: string): string {
+  return value.includes('\0') ? value.replaceAll('\0', '') : value;
+}
+
+/** A fresh array for rowValues to fill, one per import. */
+export function newRow(): Array<string | null> {
+  return new Array<string | null>(INSERT_COLUMNS.length).fill(null);
+}
+
+/**
+ * Fills `row` (reused from record to record: every slot is written) with the values of `qso`
+ * in INSERT_COLUMNS order: text for every kind (PostgreSQL casts it), null for absent values.
+ * A value its column's type cannot take stays in `extra` under its name.
+ */
+export function rowValues(qso: NormalizedQso, row: Array<string | null>): Array<string | null> {
+  row.fill(null);
+  row[CALL] = withoutNul(qso.call);
+  row[TIME_ON] = qso.timeOn;
+  row[TIME_OFF] = qso.timeOff;
+  row[BAND] = withoutNul(qso.band);
+  row[BAND_RX] = qso.bandRx === null ? null : withoutNul(qso.bandRx);
+  row[MODE] = withoutNul(qso.mode);
+  row[SUBMODE] = qso.submode === null ? null : withoutNul(qso.submode);
+  row[FREQ] = qso.freq === null ? null : String(qso.freq);
+  row[FREQ_RX] = qso.freqRx === null ? null : String(qso.freqRx);
+  let extra: Record<string, string> | null = null;
+  const fields = qso.fields;
+  for (const key in fields) {
+    const value = withoutNul(fields[key]!);
+    const column = FIELD_COLUMNS.get(key);
+    const typed = column === undefined ? null : columnValue(column.kind, value);
+    if (typed !== null) row[column!.index] = typed;
+    else (extra ??= {})[key] = value;
+  }
+  row[EXTRA] = extra === null ? null : JSON.stringify(extra);
+  return row;
+}

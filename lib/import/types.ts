@@ -1,0 +1,34 @@
+/** What the import entry points (pipeline.ts, insertOne.ts) take and return. */
+
+/** One QSO as a JSON client sends it (lower-case ADIF names) or the ADIF reader yields it (upper-case). */
+export type { RawRecord } from '../adif/normalize.js';
+
+export interface ImportOptions {
+  stationId: number;
+  /** Unit of FREQ / FREQ_RX values without a suffix: ADIF documents MHz, JSON Hz. */
+  frequencyUnit: 'MHz' | 'Hz';
+  /** Parse and normalise only; nothing is written and summary.imported is 0. */
+  dryRun?: boolean;
+  /** Forced OPERATOR (a club member below officer level logs as themself). */
+  operator?: string | null;
+  /** v1 api/qso: skip (and report) records whose STATION_CALLSIGN differs from the location's callsign. */
+  checkStationCallsign?: boolean;
+  /** Called as input is consumed (per chunk of an ADIF document, per batch of JSON records). */
+  onProgress?: (progress: { records: number; bytes: number }) => void;
+}
+
+export interface ImportSummary {
+  /** Records received or found, with or without errors. */
+  parsed: number;
+  /** Rows stored. */
+  imported: number;
+  /** Duplicates: of stored rows, of earlier records of the same input, or lost to a concurrent writer. */
+  skipped: number;
+  /** Records rejected with a hard error (no CALL, bad date, station callsign mismatch, …). */
+  failed: number;
+  /** "record 12, line 340: …", capped (see MessageLog). */
+  messages: string[];
+  /** Id range of the stored rows; null when none was stored. */
+  firstId: number | null;
+  lastId: number | null;
+}

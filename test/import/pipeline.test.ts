@@ -1,0 +1,187 @@
+import { Readable } from 'node:stream';
+import t from 'tap';
+import { formatAdxFooter, formatAdxHeader, formatAdxRecord } from '../../lib/adif/adx.js';
+import { formatAdifRecord } from '../../lib/adif/writer.js';
+import { importAdif, importRecords } from '../../lib/import/pipeline.js';
+import { createOperator } from '../helpers/fixtures.js';
+import { testDatabase } from '../helpers/db.js';
+import { adifDocument, importText, qso, qsoCount } from './helpers.js';
+
+t.test('import pipeline', async (t) => {
+  const db = await testDatabase(t);
+  const pool = db.pool;
+
+  t.test('stores normalised rows with DXCC, station callsign and extra fields', async (t) => {
+    const op = await createOperator(pool, { callsign: 'DL1IMP' });
+    const summary = await importText(pool, adifDocument([
+      [
+        ['CALL', 'g4abc'], ['QSO_DATE', '20240131'], ['TIME_ON', '235945'], ['TIME_OFF', '000015'], ['FREQ', '14.081234'],
+        ['MODE', 'FT4'], ['RST_SENT', '-10'], ['SRX', '007'], ['QSLSDATE', '20240205'], ['APP_N1MM_EXCHANGE1', 'x\ty'],
+        ['SWEATERSIZE', 'M'], ['MY_CITY', 'Berlin'], ['ANT_AZ', '45'], ['COMMENT', 'back\\slash\nnew line\r\nend'],
+      ],
+      qso('OH2XYZ', '20240201', '1200', '40M', 'CW', [['DXCC', '224'], ['STATION_CALLSIGN', 'DL1IMP/P'], ['SHOESIZE', '9']]),
+    ], '<USERDEF1:3:N>EPC <USERDEF2:19:E>SweaterSize,{S,M,L}\n'), { stationId: op.stationId });
+    t.same(summary, { parsed: 2, imported: 2, skipped: 0, failed: 0, messages: summary.messages, firstId: summary.firstId, lastId: summary.firstId! + 1 });
+    t.same(summary.messages, ['record 2, line 7: SHOESIZE is not an ADIF field; kept as it is (reported once)'], 'fields the header declares are expected');
+    const { rows } = await pool.query(
+      `SELECT call, time_on::text, time_off::text, band, mode, submode, freq, rst_sent, srx, qslsdate::text, dxcc, country, cont,
+              cqz, ituz, station_callsign, comment, extra FROM qso WHERE station_id = $1 ORDER BY id`,
+      [op.stationId],
+    );
+    t.same(rows[0], {
+      call: 'G4ABC', time_on: '2024-01-31 23:59:45', time_off: '2024-02-01 00:00:15', band: '20m', mode: 'MFSK', submode: 'FT4',
+      freq: 14081234, rst_sent: '-10', srx: 7, qslsdate: '2024-02-05', dxcc: 223, country: 'England', cont: 'EU', cqz: 14, ituz: 27,
+      station_callsign: 'DL1IMP', comment: 'back\\slash\nnew line\r\nend',
+      extra: { app_n1mm_exchange1: 'x\ty', sweatersize: 'M', my_city: 'Berlin', ant_az: '45' },
+    });
+    t.equal(rows[1].dxcc, 224, 'a stated DXCC wins');
+    t.equal(rows[1].country, 'Finland', 'country from the stated entity');
+    t.equal(rows[1].cqz, 15, 'zones filled because the call resolves to the stated entity');
+    t.equal(rows[1].station_callsign, 'DL1IMP/P', 'a stated station callsign is kept');
+  });
+
+  t.test('duplicate rule: station, call, minute, band, main mode; within the file and against stored rows', async (t) => {
+    const op = await createOperator(pool);
+    const document = adifDocument([
+      qso('DL2AA', '20240301', '101500', '20m', 'FT4'),
+      qso('dl2aa', '20240301', '101559', '20M', 'MFSK', [['SUBMODE', 'FT4']]), // same minute, FT4 is MFSK: duplicate
+      qso('DL2AA', '20240301', '1015', '40m', 'FT4'), // other band
+      qso('DL2AA', '20240301', '1016', '20m', 'FT4'), // other minute
+      qso('DL2AA', '20240301', '1015', '20m', 'FT8'), // other mode
+      qso('DL2AA', '20240301', '1015', '20m', 'USB'), // SSB, still another mode
+      qso('DL2AA', '20240301', '101530', '20m', 'SSB', [['SUBMODE', 'LSB']]), // SSB again: duplicate of the USB one
+    ]);
+    t.match(await importText(pool, document, { stationId: op.stationId }), { parsed: 7, imported: 5, skipped: 2, failed: 0 });
+    t.match(await importText(pool, document, { stationId: op.stationId }), { parsed: 7, imported: 0, skipped: 7, failed: 0, firstId: null, lastId: null });
+    const other = await createOperator(pool);
+    t.match(await importText(pool, document, { stationId: other.stationId }), { imported: 5, skipped: 2 }, 'another location is another logbook');
+    t.equal(await qsoCount(pool, op.stationId), 5);
+  });
+
+  t.test('hard errors fail the record; messages name record and line; unknown fields once; the list is capped', async (t) => {
+    const op = await createOperator(pool);
+    const summary = await importText(pool, adifDocument([
+      qso('DL3AA', '20240301', '1015', '20m', 'CW', [['FOO', '1']]),
+      [['QSO_DATE', '20240301'], ['TIME_ON', '1015'], ['FOO', '2']],
+      qso('DL3AB', '20240231', '1015', '20m', 'CW', [['BAR', '3']]),
+      qso('DL3AC', '20240301', '1015', '20m', 'CW', [['CQZ', '99'], ['FOO', '4']]),
+    ]), { stationId: op.stationId });
+    t.same(summary, {
+      parsed: 4, imported: 2, skipped: 0, failed: 2, firstId: summary.firstId, lastId: summary.lastId,
+      messages: [
+        'record 1, line 3: FOO is not an ADIF field; kept as it is (reported once)',
+        'record 2, line 4: not imported: CALL is missing',
+        'record 3, line 5: BAR is not an ADIF field; kept as it is (reported once)',
+        'record 3, line 5: not imported: QSO_DATE "20240231" is not a valid date',
+        'record 4, line 6: CQZ "99" is not an integer from 1 to 40; field dropped',
+      ],
+    });
+    const many = adifDocument(Array.from({ length: 1005 }, (_, i) => [['QSO_DATE', '20240301'], ['TIME_ON', '1015'], ['NAME', `n${i}`]]));
+    const capped = await importText(pool, many, { stationId: op.stationId });
+    t.equal(capped.failed, 1005);
+    t.equal(capped.messages.length, 1001);
+    t.equal(capped.messages[999], 'record 1000, line 1002: not imported: CALL is missing');
+    t.equal(capped.messages[1000], '... and 5 more');
+  });
+
+  t.test('reader problems are passed on as messages', async (t) => {
+    const op = await createOperator(pool);
+    const summary = await importText(pool, `<EOH>\n<CALL:5>DL4AA <QSO_DATE:8>20240301 <TIME_ON:4>1015 <RST_RCVD:-16>599 <EOR>\n`, { stationId: op.stationId });
+    t.equal(summary.imported, 1);
+    t.match(summary.messages, [/^record 1, line 2: /]);
+  });
+
+  t.test('v1 station callsign check skips and reports', async (t) => {
+    const op = await createOperator(pool, { callsign: 'DL5ST' });
+    const summary = await importText(pool, adifDocument([
+      qso('DL5AA', '20240301', '1015', '20m', 'CW', [['STATION_CALLSIGN', 'dl5st']]),
+      qso('DL5AB', '20240301', '1015', '20m', 'CW', [['STATION_CALLSIGN', 'DL9XX']]),
+      qso('DL5AC', '20240301', '1015', '20m', 'CW'),
+    ]), { stationId: op.stationId, checkStationCallsign: true });
+    t.match(summary, { parsed: 3, imported: 2, failed: 1 });
+    t.same(summary.messages, ["record 2, line 4: not imported: STATION_CALLSIGN DL9XX differs from the station location's callsign DL5ST"]);
+    const unchecked = await importText(pool, adifDocument([qso('DL5AD', '20240301', '1015', '20m', 'CW', [['STATION_CALLSIGN', 'DL9XX']])]), { stationId: op.stationId });
+    t.equal(unchecked.imported, 1, 'v2 and CLI imports do not check');
+  });
+
+  t.test('forced operator', async (t) => {
+    const op = await createOperator(pool);
+    await importText(pool, adifDocument([qso('DL6AA', '20240301', '1015', '20m', 'CW', [['OPERATOR', 'DL6OFF']])]), { stationId: op.stationId, operator: 'DL6MBR' });
+    const { rows } = await pool.query('SELECT operator FROM qso WHERE station_id = $1', [op.stationId]);
+    t.same(rows, [{ operator: 'DL6MBR' }]);
+  });
+
+  t.test('dry run parses and normalises only', async (t) => {
+    const op = await createOperator(pool);
+    const summary = await importText(pool, adifDocument([
+      qso('DL7AA', '20240301', '1015', '20m', 'CW'),
+      qso('DL7AA', '20240301', '1015', '20m', 'CW'),
+      [['CALL', 'DL7AB']],
+    ]), { stationId: op.stationId, dryRun: true });
+    t.same(summary, {
+      parsed: 3, imported: 0, skipped: 0, failed: 1, firstId: null, lastId: null,
+      messages: ['record 3, line 5: not imported: QSO_DATE is missing; TIME_ON is missing'],
+    });
+    t.equal(await qsoCount(pool, op.stationId), 0);
+  });
+
+  t.test('unknown station location', async (t) => {
+    await t.rejects(importText(pool, adifDocument([qso('DL8AA', '20240301', '1015', '20m', 'CW')]), { stationId: 999999 }), /station location 999999 does not exist/);
+    await t.rejects(importText(pool, '', { stationId: 999999, dryRun: true }), /does not exist/);
+  });
+
+  t.test('ADX documents are sniffed and imported; an empty document imports nothing', async (t) => {
+    const op = await createOperator(pool);
+    const header = { programId: 'test', programVersion: '1', createdAt: new Date(0), adifVersion: '3.1.6' };
+    const adx = `\uFEFF  ${formatAdxHeader(header)}${formatAdxRecord(qso('DL9AA', '20240301', '1015', '20m', 'CW', [['APP_X_Y', 'z']]))}${formatAdxFooter()}`;
+    t.match(await importText(pool, adx, { stationId: op.stationId }), { parsed: 1, imported: 1 });
+    const { rows } = await pool.query('SELECT call, extra FROM qso WHERE station_id = $1', [op.stationId]);
+    t.same(rows, [{ call: 'DL9AA', extra: { app_x_y: 'z' } }]);
+    t.match(await importText(pool, '', { stationId: op.stationId }), { parsed: 0, imported: 0, firstId: null });
+    // The first bytes arrive one at a time: sniffing waits for enough of them.
+    const bytes = Buffer.from(adifDocument([qso('DL9AB', '20240301', '1015', '20m', 'CW')]));
+    const oneByOne = await importAdif(pool, Readable.from([...bytes].map((byte) => Buffer.from([byte]))), { stationId: op.stationId, frequencyUnit: 'MHz' });
+    t.match(oneByOne, { parsed: 1, imported: 1 });
+  });
+
+  t.test('JSON records: lower-case names, Hz', async (t) => {
+    const op = await createOperator(pool);
+    const progress: number[] = [];
+    const summary = await importRecords(pool, [
+      { call: 'dl1js', qso_date: '2024-03-01', time_on: '10:15', band: '20m', mode: 'USB', freq: 14250000, cqz: 14, app_x_y: true },
+      { call: 'DL1JS', qso_date: '2024-03-01', time_on: '10:15:30', band: '20m', mode: 'SSB' },
+      { qso_date: '2024-03-01' },
+    ], { stationId: op.stationId, frequencyUnit: 'Hz', onProgress: ({ records }) => progress.push(records) });
+    t.same(summary, {
+      parsed: 3, imported: 1, skipped: 1, failed: 1, firstId: summary.firstId, lastId: summary.firstId,
+      messages: ['record 3: not imported: CALL is missing; TIME_ON is missing'],
+    });
+    t.equal(progress.at(-1), 3);
+    const { rows } = await pool.query('SELECT call, freq, mode, submode, cqz, extra FROM qso WHERE station_id = $1', [op.stationId]);
+    t.same(rows, [{ call: 'DL1JS', freq: 14250000, mode: 'SSB', submode: 'USB', cqz: 14, extra: { app_x_y: 'Y' } }]);
+  });
+
+  t.test('values COPY must escape, and NUL, arrive intact', async (t) => {
+    const op = await createOperator(pool);
+    const tricky = 'tab\there\\N back\\\\slash \r\n crlf \u0000nul \\. end 😀';
+    await importText(pool, adifDocument([qso('DL2ESC', '20240301', '1015', '20m', 'CW', [['NAME', tricky], ['APP_T_X', tricky], ['NOTES', '\\N']])]), { stationId: op.stationId });
+    const { rows } = await pool.query('SELECT name, notes, extra FROM qso WHERE station_id = $1', [op.stationId]);
+    const expected = tricky.replace('\u0000', '');
+    t.same(rows, [{ name: expected, notes: '\\N', extra: { app_t_x: expected } }]);
+  });
+
+  t.test('progress reports records and bytes', async (t) => {
+    const op = await createOperator(pool);
+    const text = adifDocument([qso('DL3PRG', '20240301', '1015', '20m', 'CW'), qso('DL3PRH', '20240301', '1015', '20m', 'CW')]);
+    const seen: Array<{ records: number; bytes: number }> = [];
+    await importText(pool, text, { stationId: op.stationId, onProgress: (p) => seen.push(p) });
+    t.same(seen.at(-1), { records: 2, bytes: Buffer.byteLength(text) });
+  });
+
+  t.test('a record split over chunks and a header-less file', async (t) => {
+    const op = await createOperator(pool);
+    const record = formatAdifRecord(qso('DL4CHK', '20240301', '1015', '20m', 'CW'));
+    const input = Readable.from([Buffer.from(record.slice(0, 7)), Buffer.from(record.slice(7))]);
+    t.match(await importAdif(pool, input, { stationId: op.stationId, frequencyUnit: 'MHz', format: 'adi' }), { parsed: 1, imported: 1 });
+  });
+});
