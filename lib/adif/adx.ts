@@ -1,6 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
-import { Transform, type TransformCallback } from 'node:stream';
+import type { Transform } from 'node:stream';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import { createItemStream } from './parseStream.js';
 import { fieldRecords } from './spec.js';
 import { collectItems, DEFAULT_MAX_FIELD_LENGTH } from './tokenizer.js';
 import type { AdifHeader, AdifItem, AdifParseResult } from './types.js';
@@ -215,21 +216,7 @@ export class AdxReader {
 
 /** ADX bytes in, AdifItem objects out (header first, then records and problems). */
 export function createAdxParser(options?: AdxReaderOptions): Transform {
-  const reader = new AdxReader(options);
-  const pushAll = (stream: Transform, items: AdifItem[]) => {
-    for (const item of items) stream.push(item);
-  };
-  return new Transform({
-    readableObjectMode: true,
-    transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
-      pushAll(this, reader.push(chunk));
-      callback();
-    },
-    flush(callback: TransformCallback) {
-      pushAll(this, reader.end());
-      callback();
-    },
-  });
+  return createItemStream(new AdxReader(options));
 }
 
 /** Reads a whole ADX document at once. */

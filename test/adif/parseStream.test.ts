@@ -2,7 +2,7 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import t from 'tap';
 import { generateAdif, generateQsos } from '../../benchmarks/generate-adif.js';
-import { createAdifParser } from '../../lib/adif/parseStream.js';
+import { createAdifParser, createItemStream } from '../../lib/adif/parseStream.js';
 import { parseAdif } from '../../lib/adif/tokenizer.js';
 import type { AdifItem } from '../../lib/adif/types.js';
 
@@ -101,4 +101,14 @@ t.test('options reach the tokenizer', async (t) => {
     ['header', 'problem', 'record'],
   );
   t.same(items[2], { kind: 'record', fields: { BAND: '20m' }, recordNo: 1, line: 1 });
+});
+
+t.test('a reader that throws fails the stream instead of the process', async (t) => {
+  const stream = createItemStream({
+    push: () => {
+      throw new Error('reader broke');
+    },
+    end: () => [],
+  });
+  await t.rejects(pipeline(Readable.from([Buffer.from('x')]), stream, new Writable({ objectMode: true, write: (_item, _encoding, callback) => callback() })), /reader broke/);
 });
