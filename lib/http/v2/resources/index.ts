@@ -8,6 +8,7 @@ import { qsoResource } from './qso/index.js';
 import { radioResource } from './radio/index.js';
 import { statisticResource } from './statistic/index.js';
 import { tokenResource } from './token/index.js';
+import { contestResource } from './contest/index.js';
 
 /** Every v2 resource the server dispatches, in documentation order. */
-export const v2Resources: ResourceDefinition[] = [stationResource, confirmationResource, logbookResource, qsoResource, radioResource, statisticResource, tokenResource, catalogResource, clubResource];
+export const v2Resources: ResourceDefinition[] = [stationResource, confirmationResource, logbookResource, qsoResource, radioResource, statisticResource, tokenResource, catalogResource, clubResource, contestResource];
