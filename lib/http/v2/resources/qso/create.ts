@@ -111,12 +111,50 @@ function importAnswer(summary: ImportSummary, dryRun: boolean, dryRunShape: 'adi
   return { data: { parsed, imported, skipped, messages }, status: 201 };
 }
 
-/** A running import fed with the `adif` text while the body is still arriving. */
-interface StreamedImport {
+/** An import fed with the `adif` text while the body is still arriving. */
+interface RunningImport {
+  dryRun: boolean;
   sink: PassThrough;
   result: Promise<ImportSummary>;
+}
+
+/**
+ * The imports a streamed `adif` feeds. When `dryrun` has not been seen before `adif`, a real
+ * import and a dry run both read the text, and the one the final `dryrun` asks for is completed
+ * while the other is stopped (the real one rolls back). Nothing commits before the whole body
+ * has been read and checked.
+ */
+interface StreamedAdif {
   stationId: number;
-  dryRun: boolean;
+  runs: RunningImport[];
+}
+
+function startImport(request: RequestContext, stationId: number, dryRun: boolean): RunningImport {
+  const sink = new PassThrough();
+  // Stopped before the import reads from it (still connecting), the sink's error must not go unheard.
+  sink.on('error', () => undefined);
+  const result = importAdif(request.services.db, sink, importOptions(request, stationId, dryRun, 'MHz'));
+  result.catch(() => undefined); // awaited later; this only keeps an early failure from going unhandled
+  return { dryRun, sink, result };
+}
+
+/** Stops an import that must not complete and waits for its rollback; one already completing is left alone. */
+async function stopImport(run: RunningImport, reason: Error): Promise<void> {
+  if (run.sink.writableEnded) return;
+  run.sink.destroy(reason);
+  await run.result.catch(() => undefined);
+}
+
+async function abandon(streamed: StreamedAdif | null, reason: Error): Promise<void> {
+  for (const run of streamed?.runs ?? []) await stopImport(run, reason);
+}
+
+/** Completes the import `dryRun` asks for, after stopping the other one. */
+async function finishStreamed(streamed: StreamedAdif, dryRun: boolean): Promise<ImportSummary> {
+  const chosen = streamed.runs.find((run) => run.dryRun === dryRun)!;
+  for (const run of streamed.runs) if (run !== chosen) await stopImport(run, new Error('the request asked for the other kind of import'));
+  chosen.sink.end();
+  return chosen.result;
 }
 
 function importOptions(request: RequestContext, stationId: number, dryRun: boolean, frequencyUnit: 'MHz' | 'Hz'): ImportOptions {
@@ -129,14 +167,12 @@ function announceImport(request: RequestContext, stationId: number, summary: Imp
 }
 
 /** `import_type` adif: the document streamed (or spooled) into the ADIF import. */
-async function adifImport(request: RequestContext, members: Record<string, unknown>, text: AdifText, streamed: StreamedImport | null, stationId: number, dryRun: boolean): Promise<HandlerResult> {
+async function adifImport(request: RequestContext, members: Record<string, unknown>, text: AdifText, streamed: StreamedAdif | null, stationId: number, dryRun: boolean): Promise<HandlerResult> {
   rejectStrayMembers(members, ['adif']);
   if (text.kind === 'absent') throw validationError('import_type=adif requires a non-empty "adif" string', { field: 'adif' });
   let summary: ImportSummary;
-  if (streamed) {
-    streamed.sink.end();
-    summary = await streamed.result;
-  } else if (text.kind === 'spooled') {
+  if (streamed) summary = await finishStreamed(streamed, dryRun);
+  else if (text.kind === 'spooled') {
     try {
       summary = await importAdif(request.services.db, text.open(), importOptions(request, stationId, dryRun, 'MHz'));
     } finally {
@@ -172,21 +208,18 @@ async function singleCreate(request: RequestContext, members: Record<string, unk
 
 export const createQso: Handler = async (request) => {
   const { services, ctx } = request;
-  let streamed: StreamedImport | null = null;
+  let streamed: StreamedAdif | null = null;
   const limits = { maxBodyBytes: services.config.max_body_bytes, maxJsonBytes: services.config.max_json_body_bytes };
 
-  // An ADIF import whose parameters precede the document starts while the document arrives;
-  // it commits only after the whole body has been read and checked (the sink ends below).
+  // An ADIF import whose import_type and station_profile_id precede the document starts while
+  // the document arrives.
   const startAdif = async (seen: Readonly<Record<string, unknown>>) => {
     if (seen.station_profile_id === undefined || seen.import_type === undefined) return null;
     if (parseImportType(seen.import_type) !== 'adif') return null;
     const station = await ownedStation(request, seen.station_profile_id);
-    const dryRun = parseDryRun(seen.dryrun);
-    const sink = new PassThrough();
-    const result = importAdif(services.db, sink, importOptions(request, station.id, dryRun, 'MHz'));
-    result.catch(() => undefined); // awaited below; this only keeps an early failure from going unhandled
-    streamed = { sink, result, stationId: station.id, dryRun };
-    return sink;
+    const kinds = seen.dryrun === undefined ? [false, true] : [parseDryRun(seen.dryrun)];
+    streamed = { stationId: station.id, runs: kinds.map((dryRun) => startImport(request, station.id, dryRun)) };
+    return streamed.runs.map((run) => run.sink);
   };
 
   let body;
@@ -197,16 +230,14 @@ export const createQso: Handler = async (request) => {
     throw error;
   }
   const { members, adif } = body;
-  const running = streamed as StreamedImport | null;
+  const running = streamed as StreamedAdif | null;
   try {
     if (isBlank(members.station_profile_id)) throw validationError('station_profile_id is required', { missing: ['station_profile_id'] });
     const station = await ownedStation(request, members.station_profile_id);
     const importType = parseImportType(members.import_type);
     const dryRun = parseDryRun(members.dryrun);
-    if (running && (importType !== 'adif' || station.id !== running.stationId || dryRun !== running.dryRun)) {
-      throw validationError('import_type, station_profile_id and dryrun must not change after "adif"; send them before it', {
-        field: 'adif',
-      });
+    if (running && (importType !== 'adif' || station.id !== running.stationId || !running.runs.some((run) => run.dryRun === dryRun))) {
+      throw validationError('import_type, station_profile_id and dryrun must keep the values they had before "adif"', { field: 'adif' });
     }
     if (importType === 'adif') return await adifImport(request, members, adif, running, station.id, dryRun);
     if (adif.kind !== 'absent') throw validationError('Field "adif" needs import_type adif', { field: 'adif' });
@@ -218,10 +249,3 @@ export const createQso: Handler = async (request) => {
     throw error;
   }
 };
-
-/** Stops a streamed import that must not commit; waits for its rollback. */
-async function abandon(streamed: StreamedImport | null, reason: Error): Promise<void> {
-  if (!streamed || streamed.sink.writableEnded) return;
-  streamed.sink.destroy(reason);
-  await streamed.result.catch(() => undefined);
-}

@@ -27,7 +27,7 @@ export interface CreateBodyLimits {
 /** Where the `adif` text went. */
 export type AdifText =
   | { kind: 'absent' }
-  /** Written to the sink `startAdif` returned; the sink is left open for the caller to end or destroy. */
+  /** Written to the sinks `startAdif` returned; they are left open for the caller to end or destroy. */
   | { kind: 'streamed' }
   /** Written to a temporary file, read back with `open()`; `discard()` removes it. */
   | { kind: 'spooled'; open(): Readable; discard(): Promise<void> };
@@ -39,11 +39,11 @@ export interface CreateBody {
 }
 
 /**
- * Called when the `adif` string starts, with the members read so far. Returns the sink the
- * text goes to as it arrives, or null to have it spooled. May throw (e.g. 403 for a foreign
- * station), which ends the reading.
+ * Called when the `adif` string starts, with the members read so far. Returns the sinks the
+ * text goes to as it arrives (each gets every chunk), or null to have it spooled. May throw
+ * (e.g. 403 for a foreign station), which ends the reading.
  */
-export type StartAdif = (membersSoFar: Readonly<Record<string, unknown>>) => Promise<Writable | null>;
+export type StartAdif = (membersSoFar: Readonly<Record<string, unknown>>) => Promise<Writable[] | null>;
 
 /** Flush marker of stream-chain's flushable functions, which stream-json's parser is. */
 const END_OF_INPUT = Symbol.for('object-stream.none');
@@ -167,7 +167,10 @@ export async function readCreateBody(req: IncomingMessage, limits: CreateBodyLim
   const tokenize = jsonParser({ packKeys: true, streamKeys: false, packNumbers: true, streamNumbers: false, packStrings: false }) as unknown as Tokenizer;
   const decoder = new TextDecoder('utf-8', { fatal: true });
   const body = new BodyAssembler(limits.maxJsonBytes);
-  const target: { sink: Writable | null; spool: Spool | null } = { sink: null, spool: null };
+  const target: { sinks: Writable[]; spool: Spool | null } = { sinks: [], spool: null };
+  const send = async (text: string) => {
+    for (const sink of target.sinks) await writeWithBackPressure(sink, text);
+  };
   let bytes = 0;
 
   const consume = async (input: string | symbol) => {
@@ -181,23 +184,21 @@ export async function readCreateBody(req: IncomingMessage, limits: CreateBodyLim
     for (const token of output.values) {
       if (body.startsAdif(token)) {
         if (body.adifSeen) throw validationError('Field "adif" appears more than once', { field: 'adif' });
-        target.sink = await startAdif(body.root!);
-        if (target.sink === null) {
-          target.spool = await Spool.create();
-          target.sink = target.spool.file;
-        }
+        const sinks = await startAdif(body.root!);
+        if (sinks === null) target.spool = await Spool.create();
+        target.sinks = sinks ?? [target.spool!.file];
         body.adifChunk = '';
         continue;
       }
       body.take(token);
       if (body.adifSeen && body.adifChunk !== null) {
-        await writeWithBackPressure(target.sink!, body.adifChunk);
+        await send(body.adifChunk);
         body.adifChunk = null;
       }
     }
     // The `adif` text of one input chunk goes out in one write, not one per escape sequence.
     if (body.adifChunk) {
-      await writeWithBackPressure(target.sink!, body.adifChunk);
+      await send(body.adifChunk);
       body.adifChunk = '';
     }
   };
