@@ -7,6 +7,8 @@ import { checkCallsignCall, checkGridCall } from './logbookChecks.js';
 import { createStationCall } from './createStation.js';
 import { listClubMembersCall } from './clubMembers.js';
 import { wpStatsCall } from './wpStats.js';
+import { qsoCall } from './qso.js';
+import { contactsExportCall } from './contactsExport.js';
 
 /** Every v1 call the router answers. */
 export const v1Calls: readonly V1Call[] = [
@@ -20,4 +22,6 @@ export const v1Calls: readonly V1Call[] = [
   createStationCall,
   listClubMembersCall,
   wpStatsCall,
+  qsoCall,
+  contactsExportCall,
 ];

@@ -1,0 +1,78 @@
+import { Readable } from 'node:stream';
+import type { V1Call } from '../call.js';
+import { failed } from '../call.js';
+import { sendEmpty, sendJson } from '../answer.js';
+import { requireWriteKey, type KeyHolder } from '../keyAuth.js';
+import { idValue, phpTruthy } from '../values.js';
+import { foreignStationIds } from '../../../accounts/stations.js';
+import { importAdif } from '../../../import/pipeline.js';
+import type { ImportSummary } from '../../../import/types.js';
+import { OFFICER_LEVEL } from '../../v2/principal.js';
+import { publishQsoEvent } from '../../v2/resources/qso/events.js';
+
+/**
+ * Loggers put a line break after each `<eor>` inside the JSON string, which is not valid JSON;
+ * the original removed such whitespace before decoding, and so do we.
+ */
+const BREAK_AFTER_EOR = /<(eor)>[\r\n\t]+/gi;
+
+function collapseAfterEor(text: string): string {
+  return text.replace(BREAK_AFTER_EOR, '<$1>');
+}
+
+/** A club member below officer level logs as themself, whatever OPERATOR the record names. */
+function forcedOperator(key: KeyHolder): string | null {
+  return key.club && key.club.level < OFFICER_LEVEL ? key.club.callsign : null;
+}
+
+/**
+ * The summary's messages, plus one line for skipped duplicates (they are not errors: sync
+ * clients resend QSOs and must not see a failure for that). `[""]` when there is nothing to
+ * say, the original's shape of a clean import.
+ */
+function messagesOf(summary: ImportSummary, dryRun: boolean): string[] {
+  const messages = [...(dryRun ? ['Dryrun works'] : []), ...summary.messages];
+  if (summary.skipped > 0) messages.push(`${summary.skipped} duplicate QSO(s) skipped: already in the log`);
+  return messages.length ? messages : [''];
+}
+
+/**
+ * `api/qso[/<dryrun>]`: ADIF import of one or many records through the same engine and duplicate
+ * rule as v2, with the v1 station-callsign check. Counts are truthful: `adif_count` = rows
+ * stored, `adif_errors` = records refused; any refused record makes the answer 400 "abort" (the
+ * others are stored all the same, as in the original). A truthy last segment is a dry run.
+ */
+export const qsoCall: V1Call = {
+  name: 'qso',
+  largeBody: true,
+  prepareBody: collapseAfterEor,
+  wrongJson: { status: 200, body: { status: 'failed', reason: 'wrong JSON' } },
+  async handle(request) {
+    const { ctx, services, body } = request;
+    const key = await requireWriteKey(request, failed(401, 'missing or wrong api key'), failed(403, 'API key does not have write permissions'));
+    const stationId = idValue(body.station_profile_id);
+    if (stationId === null || (await foreignStationIds(services.db, key.userId, [stationId])).length) {
+      throw failed(401, 'station id does not belong to the API key owner.');
+    }
+    if (body.type !== 'adif' || typeof body.string !== 'string' || body.string === '') return sendEmpty(ctx);
+
+    const dryRun = phpTruthy(request.segment);
+    const summary = await importAdif(services.db, Readable.from([body.string]), {
+      stationId,
+      frequencyUnit: 'MHz',
+      checkStationCallsign: true,
+      dryRun,
+      operator: forcedOperator(key),
+    });
+    if (summary.imported > 0) publishQsoEvent(services, key.userId, { type: 'qso_imported', station_id: stationId, imported: summary.imported });
+    const ok = summary.failed === 0;
+    sendJson(ctx, ok ? 201 : 400, {
+      status: ok ? 'created' : 'abort',
+      type: 'adif',
+      string: '',
+      adif_count: summary.imported,
+      adif_errors: summary.failed,
+      messages: messagesOf(summary, dryRun),
+    });
+  },
+};
