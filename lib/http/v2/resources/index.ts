@@ -9,6 +9,7 @@ import { radioResource } from './radio/index.js';
 import { statisticResource } from './statistic/index.js';
 import { tokenResource } from './token/index.js';
 import { contestResource } from './contest/index.js';
+import { lookupResource } from './lookup/index.js';
 
 /** Every v2 resource the server dispatches, in documentation order. */
-export const v2Resources: ResourceDefinition[] = [stationResource, confirmationResource, logbookResource, qsoResource, radioResource, statisticResource, tokenResource, catalogResource, clubResource, contestResource];
+export const v2Resources: ResourceDefinition[] = [stationResource, confirmationResource, logbookResource, qsoResource, radioResource, statisticResource, tokenResource, catalogResource, clubResource, contestResource, lookupResource];
