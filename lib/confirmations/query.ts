@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { SqlParams } from '../db/sqlParams.js';
 import { CONFIRMATION_KEYS, CONFIRMATION_TYPES, type ConfirmationType } from '../qso/confirmationTypes.js';
-import { bandCondition, dateRangeConditions, modeCondition } from '../qso/filters.js';
+import { bandCondition, confirmedCondition, dateRangeConditions, modeCondition } from '../qso/filters.js';
 import { scopeConditions, type QsoScope } from '../qso/scope.js';
 
 /**
@@ -121,15 +121,26 @@ async function pageRows(db: pg.Pool, filters: ConfirmationFilters, limit: number
   return rows.map(toConfirmation);
 }
 
-/** The total needs no order, so each type counts over all stations at once. */
+/**
+ * The total needs no order, so it counts over all stations at once. Without conditions on the
+ * QSO itself (filters, the club operator) each type counts its partial index alone, index-only:
+ * 130 ms on 1M QSOs, where one pass over the table would take 330 ms. With them the table is
+ * read anyway, and one pass over the matching QSOs (by whichever index suits the filter)
+ * counting their types beats a pass per type: 150 ms instead of 890 ms for band=20m. Its
+ * WHERE tests the statuses only (the sum applies dates and `since`): the planner estimates that
+ * OR well and picks the filter's index (band, time, call) when it is the narrower one.
+ */
 async function countRows(db: pg.Pool, filters: ConfirmationFilters): Promise<number> {
   const params = new SqlParams();
-  const shared = [...scopeConditions(filters.scope, params), ...qsoConditions(filters, params)];
+  const scope = scopeConditions(filters.scope, params);
+  const qso = qsoConditions(filters, params);
   const since = filters.since === null ? null : params.add(filters.since);
-  const counts = filters.types.map(
-    (type) => `(SELECT count(*) FROM qso q WHERE ${[...typeConditions(type, since), ...shared].join(' AND ')})`,
-  );
-  const { rows } = await db.query<{ total: number }>(`SELECT ${counts.join(' + ')} AS total`, params.values);
+  const received = filters.types.map((type) => `(${typeConditions(type, since).join(' AND ')})`);
+  const text = qso.length === 0 && filters.scope.operator === null
+    ? `SELECT ${received.map((condition) => `(SELECT count(*) FROM qso q WHERE ${[condition, ...scope].join(' AND ')})`).join(' + ')} AS total`
+    : `SELECT coalesce(sum(${received.map((condition) => `${condition}::int`).join(' + ')}), 0) AS total
+         FROM qso q WHERE ${[...scope, ...qso, confirmedCondition(filters.types)].join(' AND ')}`;
+  const { rows } = await db.query<{ total: number }>(text, params.values);
   return rows[0]!.total;
 }
 
