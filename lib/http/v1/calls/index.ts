@@ -9,6 +9,7 @@ import { listClubMembersCall } from './clubMembers.js';
 import { wpStatsCall } from './wpStats.js';
 import { qsoCall } from './qso.js';
 import { contactsExportCall } from './contactsExport.js';
+import { radioCall } from './radio.js';
 
 /** Every v1 call the router answers. */
 export const v1Calls: readonly V1Call[] = [
@@ -24,4 +25,5 @@ export const v1Calls: readonly V1Call[] = [
   wpStatsCall,
   qsoCall,
   contactsExportCall,
+  radioCall,
 ];
