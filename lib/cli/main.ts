@@ -6,10 +6,11 @@ import { UsageError, type Command, type OptionValues } from './command.js';
 import { clubMemberAdd, clubMemberRemove, logbookAdd, stationAdd, userAdd } from './accountCommands.js';
 import { keyCreate, tokenCreate, tokenList, tokenRevoke } from './tokenCommands.js';
 import { migrateCommand, serveCommand } from './serverCommands.js';
+import { exportCommand, importCommand } from './importExportCommands.js';
 
 const commands: Command[] = [
   serveCommand, migrateCommand, userAdd, clubMemberAdd, clubMemberRemove, stationAdd, logbookAdd,
-  tokenCreate, tokenRevoke, tokenList, keyCreate,
+  tokenCreate, tokenRevoke, tokenList, keyCreate, importCommand, exportCommand,
 ];
 
 function usage(): string {

@@ -1,0 +1,107 @@
+import { createWriteStream } from 'node:fs';
+import { open, unlink } from 'node:fs/promises';
+import type { Readable, Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import type pg from 'pg';
+import { exportAdifStream } from '../export/query.js';
+import { importAdif } from '../import/pipeline.js';
+import { createProgressReporter } from '../import/progressReporter.js';
+import type { ImportSummary } from '../import/types.js';
+import { optionalString, requireId, UsageError, type Command } from './command.js';
+
+/** Reading ADIF files in pieces of this size keeps the tokenizer's per-call overhead low. */
+const READ_CHUNK_BYTES = 256 * 1024;
+
+/** The file (or stdin for "-") and its size when known; a file that cannot be read fails here. */
+async function openInput(path: string): Promise<{ input: Readable; size: number | null }> {
+  if (path === '-') return { input: process.stdin, size: null };
+  let handle;
+  try {
+    handle = await open(path, 'r');
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new Error('not a regular file');
+    return { input: handle.createReadStream({ highWaterMark: READ_CHUNK_BYTES }), size: stats.size };
+  } catch (error) {
+    await handle?.close();
+    throw new Error(`cannot read ${path}: ${(error as Error).message}`);
+  }
+}
+
+function humanSummary(summary: ImportSummary, stationId: number, dryRun: boolean): string {
+  const ids = summary.firstId === null ? '' : ` (ids ${summary.firstId}–${summary.lastId})`;
+  const head = dryRun
+    ? `dry run: ${summary.parsed} records read, ${summary.parsed - summary.failed} would be imported into station location ${stationId}`
+    : `imported ${summary.imported} QSOs into station location ${stationId}${ids}; ${summary.skipped} duplicates skipped`;
+  return [`${head}, ${summary.failed} records failed`, ...summary.messages.map((message) => `  ${message}`)].join('\n');
+}
+
+export const importCommand: Command = {
+  name: 'import',
+  usage: 'import FILE|- --station ID [--dry-run] [--json]',
+  options: { json: { type: 'boolean' }, station: { type: 'string' }, 'dry-run': { type: 'boolean' } },
+  positionals: { min: 1, max: 1 },
+  async run({ values, positionals, database, result }) {
+    const stationId = requireId(values, 'station');
+    const dryRun = values['dry-run'] === true;
+    const { input, size } = await openInput(positionals[0]!);
+    const db = await database();
+    const progress = createProgressReporter(process.stderr, size);
+    let summary: ImportSummary;
+    try {
+      summary = await importAdif(db.pool, input, { stationId, frequencyUnit: 'MHz', dryRun, onProgress: progress.update });
+    } finally {
+      progress.finish();
+      input.destroy();
+    }
+    const { firstId, lastId, ...counts } = summary;
+    result({ ...counts, first_id: firstId, last_id: lastId, dry_run: dryRun }, humanSummary(summary, stationId, dryRun));
+  },
+};
+
+function parseSinceId(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,15}$/.test(value)) throw new UsageError(`--since-id must be a non-negative integer (got "${value}")`);
+  return Number(value);
+}
+
+async function requireStation(db: pg.Pool, stationId: number): Promise<void> {
+  const { rowCount } = await db.query('SELECT 1 FROM stations WHERE id = $1', [stationId]);
+  if (rowCount === 0) throw new Error(`station location ${stationId} does not exist`);
+}
+
+/** Exports into `path`; a failed export leaves no partial file behind. */
+async function exportToFile(db: pg.Pool, stationId: number, sinceId: number | undefined, path: string) {
+  const out: Writable = createWriteStream(path);
+  try {
+    const outcome = await exportAdifStream(db, { stationIds: [stationId], sinceId }, out);
+    out.end();
+    await finished(out);
+    return outcome;
+  } catch (error) {
+    out.destroy();
+    await unlink(path).catch(() => undefined);
+    throw error;
+  }
+}
+
+export const exportCommand: Command = {
+  name: 'export',
+  usage: 'export --station ID [--since-id N] [-o FILE] [--json]',
+  options: { json: { type: 'boolean' }, station: { type: 'string' }, 'since-id': { type: 'string' }, output: { type: 'string', short: 'o' } },
+  async run({ values, database, result }) {
+    const stationId = requireId(values, 'station');
+    const sinceId = parseSinceId(optionalString(values, 'since-id'));
+    const path = optionalString(values, 'output');
+    const db = await database();
+    await requireStation(db.pool, stationId);
+    if (path !== undefined) {
+      const { exported, lastFetchedId } = await exportToFile(db.pool, stationId, sinceId, path);
+      result({ exported, last_fetched_id: lastFetchedId, file: path }, `exported ${exported} QSOs to ${path} (last id ${lastFetchedId ?? 'none'})`);
+      return;
+    }
+    // stdout carries the document, so the summary goes to stderr.
+    const { exported, lastFetchedId } = await exportAdifStream(db.pool, { stationIds: [stationId], sinceId }, process.stdout);
+    const summary = { exported, last_fetched_id: lastFetchedId };
+    process.stderr.write(`${values.json ? JSON.stringify(summary) : `exported ${exported} QSOs (last id ${lastFetchedId ?? 'none'})`}\n`);
+  },
+};

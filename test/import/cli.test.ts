@@ -1,0 +1,94 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { parseAdif } from '../../lib/adif/tokenizer.js';
+import { createOperator } from '../helpers/fixtures.js';
+import { testDatabase } from '../helpers/db.js';
+import { adifDocument, qso, qsoCount } from './helpers.js';
+
+const bin = join(import.meta.dirname, '..', '..', 'bin', 'logbook.js');
+
+t.test('logbook import and export', async (t) => {
+  const db = await testDatabase(t);
+  const op = await createOperator(db.pool, { callsign: 'DL1CLI' });
+  const env = { ...process.env, DATABASE_URL: db.url, LOGBOOK_QUIET: '1' };
+  const run = (args: string[], input?: string) => spawnSync(process.execPath, [bin, ...args], { env, encoding: 'utf8', input });
+  const dir = mkdtempSync(join(tmpdir(), 'logbook-cli-'));
+  const file = join(dir, 'log.adi');
+  writeFileSync(file, adifDocument([
+    qso('OH1CLI', '20240301', '1015', '20m', 'CW'),
+    qso('OH1CLI', '20240301', '101545', '20m', 'CW'),
+    [['CALL', 'OH2CLI']],
+  ]));
+  const station = String(op.stationId);
+
+  t.test('import: summary as JSON or text, dry run, stdin', async (t) => {
+    const dry = run(['import', file, '--station', station, '--dry-run', '--json']);
+    t.equal(dry.status, 0, dry.stderr);
+    t.same(JSON.parse(dry.stdout), {
+      parsed: 3, imported: 0, skipped: 0, failed: 1, first_id: null, last_id: null, dry_run: true,
+      messages: ['record 3, line 5: not imported: QSO_DATE is missing; TIME_ON is missing'],
+    });
+    t.equal(await qsoCount(db.pool, op.stationId), 0);
+
+    const real = run(['import', file, '--station', station, '--json']);
+    t.equal(real.status, 0, real.stderr);
+    const summary = JSON.parse(real.stdout);
+    t.match(summary, { parsed: 3, imported: 1, skipped: 1, failed: 1, dry_run: false });
+    t.equal(summary.first_id, summary.last_id);
+    t.equal(real.stderr, '', 'a short import prints no progress line');
+
+    const again = run(['import', '-', '--station', station], readFileSync(file, 'utf8'));
+    t.equal(again.status, 0, again.stderr);
+    t.equal(
+      again.stdout,
+      `imported 0 QSOs into station location ${station}; 2 duplicates skipped, 1 records failed\n` +
+        '  record 3, line 5: not imported: QSO_DATE is missing; TIME_ON is missing\n',
+    );
+    t.equal(await qsoCount(db.pool, op.stationId), 1);
+  });
+
+  t.test('export: to stdout or a file, since an id', async (t) => {
+    const toStdout = run(['export', '--station', station]);
+    t.equal(toStdout.status, 0, toStdout.stderr);
+    const document = parseAdif(toStdout.stdout);
+    t.same(document.records.map((r) => [r.fields.CALL, r.fields.STATION_CALLSIGN]), [['OH1CLI', 'DL1CLI']]);
+    t.match(toStdout.stderr, /^exported 1 QSOs \(last id \d+\)\n$/);
+
+    const out = join(dir, 'out.adi');
+    const toFile = run(['export', '--station', station, '-o', out, '--json']);
+    t.equal(toFile.status, 0, toFile.stderr);
+    const { exported, last_fetched_id: lastId, file: written } = JSON.parse(toFile.stdout);
+    t.same([exported, written], [1, out]);
+    const inFile = parseAdif(readFileSync(out, 'utf8'));
+    t.same(inFile.records, document.records, 'the same records as on stdout');
+    t.equal(inFile.header.fields.PROGRAMID, 'logbook');
+
+    const since = run(['export', '--station', station, '--since-id', String(lastId), '--json']);
+    t.equal(since.status, 0);
+    t.same(JSON.parse(since.stderr), { exported: 0, last_fetched_id: lastId });
+    t.equal(parseAdif(since.stdout).records.length, 0);
+  });
+
+  t.test('errors go to stderr with a non-zero status', async (t) => {
+    const cases: Array<[string[], number, RegExp]> = [
+      [['import', file, '--station', '999999'], 1, /station location 999999 does not exist/],
+      [['import', join(dir, 'missing.adi'), '--station', station], 1, /cannot read .*missing\.adi: ENOENT/],
+      [['import', dir, '--station', station], 1, /cannot read .*: not a regular file/],
+      [['import', file], 2, /--station is required/],
+      [['import', '--station', station], 2, /wrong number of arguments/],
+      [['export', '--station', '999999'], 1, /station location 999999 does not exist/],
+      [['export', '--station', station, '--since-id=-1'], 2, /--since-id must be a non-negative integer/],
+      [['export', '--station', station, '-o', join(dir, 'no', 'such', 'dir.adi')], 1, /ENOENT/],
+    ];
+    for (const [args, status, message] of cases) {
+      const result = run(args);
+      t.equal(result.status, status, args.join(' '));
+      t.match(result.stderr, message);
+      t.equal(result.stdout, '', 'nothing on stdout');
+    }
+    t.notOk(existsSync(join(dir, 'no', 'such', 'dir.adi')));
+  });
+});
