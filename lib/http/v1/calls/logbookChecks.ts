@@ -6,7 +6,10 @@ import { requireKey } from '../keyAuth.js';
 import { isSet, textValue } from '../values.js';
 import { SqlParams } from '../../../db/sqlParams.js';
 import { normalizeCallsign } from '../../../adif/callsign.js';
-import { CONFIRMATION_TYPES } from '../../../qso/confirmationTypes.js';
+import { normalizeGrid } from '../../../adif/grid.js';
+import { bandCondition } from '../../../qso/filters.js';
+import { scopeConditions, type QsoScope } from '../../../qso/scope.js';
+import { GRID_CONFIRMATIONS, gridStatus, type GridConfirmation, type GridResult } from '../../../lookup/gridLookup.js';
 
 /**
  * `api/logbook_check_callsign` and `api/logbook_check_grid`: has a public logbook (addressed by
@@ -27,8 +30,8 @@ async function checkedValue(request: V1Request, field: 'callsign' | 'grid'): Pro
   return { slug: slug ?? '', value: value ?? '' };
 }
 
-/** Station locations of the logbook published under `slug`; 404 answers when there is none or it is empty. */
-async function logbookStations(db: pg.Pool, slug: string): Promise<number[]> {
+/** The QSOs of the logbook published under `slug`; 404 answers when there is none or it is empty. */
+async function logbookScope(db: pg.Pool, slug: string): Promise<QsoScope> {
   const { rows } = await db.query<{ station_ids: number[] }>(
     `SELECT array_remove(array_agg(ls.station_id), NULL) AS station_ids
        FROM logbooks l LEFT JOIN logbook_stations ls ON ls.logbook_id = l.id
@@ -37,15 +40,13 @@ async function logbookStations(db: pg.Pool, slug: string): Promise<number[]> {
   );
   if (!rows[0]) throw failed(404, 'logbook not found');
   if (rows[0].station_ids.length === 0) throw failed(404, 'Empty Logbook');
-  return rows[0].station_ids;
+  return { stationIds: rows[0].station_ids, operator: null };
 }
 
-/** `band`: absent or `All` is no condition, `SAT` means a satellite name is logged, else the band itself. */
-function bandCondition(band: unknown, params: SqlParams): string | null {
+/** `band`: absent or `All` is every band; otherwise a band or `SAT`, as every QSO filter reads it. */
+function bandOf(band: unknown): string | null {
   const text = textValue(band)?.trim() ?? '';
-  if (text === '' || text.toLowerCase() === 'all') return null;
-  if (text.toUpperCase() === 'SAT') return "coalesce(q.sat_name, '') <> ''";
-  return `q.band = ${params.add(text.toLowerCase())}`;
+  return text === '' || text.toLowerCase() === 'all' ? null : text;
 }
 
 export const checkCallsignCall: V1Call = {
@@ -54,18 +55,16 @@ export const checkCallsignCall: V1Call = {
   async handle(request) {
     const checked = await checkedValue(request, 'callsign');
     if (!checked) return sendEmpty(request.ctx);
-    const stations = await logbookStations(request.services.db, checked.slug);
+    const scope = await logbookScope(request.services.db, checked.slug);
     const params = new SqlParams();
-    const conditions = [`q.station_id = ANY(${params.add(stations)}::int[])`, `q.call = ${params.add(normalizeCallsign(checked.value))}`];
-    const band = bandCondition(request.body.band, params);
-    if (band) conditions.push(band);
+    const conditions = [...scopeConditions(scope, params), `q.call = ${params.add(normalizeCallsign(checked.value))}`];
+    const band = bandOf(request.body.band);
+    const bandFilter = band === null ? null : bandCondition(band, params);
+    if (bandFilter) conditions.push(bandFilter);
     const { rowCount } = await request.services.db.query(`SELECT 1 FROM qso q WHERE ${conditions.join(' AND ')} LIMIT 1`, params.values);
     sendJson(request.ctx, 201, { callsign: request.body.callsign, result: rowCount ? 'Found' : 'Not Found' });
   },
 };
-
-type GridConfirmation = 'qsl' | 'lotw' | 'eqsl';
-const GRID_CONFIRMATIONS: readonly string[] = ['qsl', 'lotw', 'eqsl'] satisfies GridConfirmation[];
 
 export const checkGridCall: V1Call = {
   name: 'logbook_check_grid',
@@ -73,26 +72,17 @@ export const checkGridCall: V1Call = {
   async handle(request) {
     const checked = await checkedValue(request, 'grid');
     if (!checked) return sendEmpty(request.ctx);
-    const stations = await logbookStations(request.services.db, checked.slug);
-    const params = new SqlParams();
-    // The original compares the first four characters (the field) as a substring of either column.
-    const grid = params.add(checked.value.slice(0, 4).toUpperCase());
-    const conditions = [
-      `q.station_id = ANY(${params.add(stations)}::int[])`,
-      `(strpos(upper(coalesce(q.gridsquare, '')), ${grid}) > 0 OR strpos(upper(coalesce(q.vucc_grids, '')), ${grid}) > 0)`,
-    ];
-    const band = bandCondition(request.body.band, params);
-    if (band) conditions.push(band);
-    const cnfm = textValue(request.body.cnfm)?.toLowerCase() ?? '';
-    // Another cnfm value confirms nothing, so a worked grid is reported as Worked.
-    const confirmed = GRID_CONFIRMATIONS.includes(cnfm) ? `q.${CONFIRMATION_TYPES[cnfm as GridConfirmation].status} = 'Y'` : 'false';
-    const { rows } = await request.services.db.query<{ worked: boolean; confirmed: boolean }>(
-      `SELECT count(*) > 0 AS worked, coalesce(bool_or(${confirmed}), false) AS confirmed FROM qso q WHERE ${conditions.join(' AND ')}`,
-      params.values,
-    );
-    const { worked, confirmed: isConfirmed } = rows[0]!;
-    let result = 'Not Found';
-    if (worked) result = cnfm === '' ? 'Found' : isConfirmed ? 'Confirmed' : 'Worked';
+    const scope = await logbookScope(request.services.db, checked.slug);
+    // The original compares the square (first four characters); anything else is no locator.
+    const square = normalizeGrid(checked.value.slice(0, 4));
+    const cnfm = textValue(request.body.cnfm)?.trim().toLowerCase() ?? '';
+    const known = (GRID_CONFIRMATIONS as readonly string[]).includes(cnfm) ? (cnfm as GridConfirmation) : null;
+    let result: GridResult = 'Not Found';
+    if (square !== null) {
+      result = await gridStatus(request.services.db, scope, square, { band: bandOf(request.body.band), cnfm: known });
+      // Another cnfm value confirms nothing: a worked square is reported as Worked.
+      if (result === 'Found' && cnfm !== '') result = 'Worked';
+    }
     sendJson(request.ctx, 201, { gridsquare: checked.value.toUpperCase(), result });
   },
 };
