@@ -10,6 +10,7 @@ import { wpStatsCall } from './wpStats.js';
 import { qsoCall } from './qso.js';
 import { contactsExportCall } from './contactsExport.js';
 import { radioCall } from './radio.js';
+import { privateLookupCall } from './privateLookup.js';
 
 /** Every v1 call the router answers. */
 export const v1Calls: readonly V1Call[] = [
@@ -26,4 +27,5 @@ export const v1Calls: readonly V1Call[] = [
   qsoCall,
   contactsExportCall,
   radioCall,
+  privateLookupCall,
 ];
