@@ -128,3 +128,37 @@ t.test('club tokens: members below officer level see and change only what they l
     t.same(idsOf(memberList.body), [byOfficerCreate.body.data.id], 'and the member then sees it');
   });
 });
+
+t.test('errors the dispatcher and the database produce on the QSO resource', async (t) => {
+  const server = await startTestServer(t, { config: { api_rate_limits: { api_v2_qso: { requests: 3, window: 60 } } } });
+  const db = server.db.pool;
+  const op = await createOperator(db);
+  await insertQsos(db, [{ station_id: op.stationId, call: 'K1ERR', time_on: '2024-01-01 10:00:00' }]);
+  const club = await createClub(db);
+  const member = await club.memberToken(3);
+
+  const none = await server.request('/api/v2/qso');
+  t.equal(none.status, 401);
+  t.equal(none.body.error.code, 'unauthorized');
+  const legacy = await server.request('/api/v2/qso', { token: 'wl0123456789abc' });
+  t.equal(legacy.body.error.code, 'invalid_token');
+
+  await db.query('DELETE FROM club_members WHERE club_id = $1 AND user_id = $2', [club.clubId, member.userId]);
+  const revoked = await server.request('/api/v2/qso', { token: member.token });
+  t.equal(revoked.status, 403);
+  t.equal(revoked.body.error.code, 'club_access_revoked');
+
+  // The column the QSO object reads is gone: an unexpected database error is a 500 without internals.
+  await db.query('ALTER TABLE qso RENAME COLUMN notes TO notes_gone');
+  const broken = await server.request('/api/v2/qso', { token: op.token });
+  t.equal(broken.status, 500);
+  t.same(broken.body, { error: { code: 'internal_error', message: 'Internal server error', details: {} } });
+  await db.query('ALTER TABLE qso RENAME COLUMN notes_gone TO notes');
+
+  t.equal((await server.request('/api/v2/qso', { token: op.token })).status, 200);
+  t.equal((await server.request('/api/v2/qso', { token: op.token })).status, 200, 'the third request of the window');
+  const limited = await server.request('/api/v2/qso', { token: op.token });
+  t.equal(limited.status, 429);
+  t.equal(limited.body.error.code, 'rate_limited');
+  t.type(limited.body.error.details.retry_after, 'number');
+});

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { pipeline, Readable } from 'node:stream';
 import QueryStream from 'pg-query-stream';
 import type { Handler, RequestContext } from '../../resource.js';
@@ -13,7 +14,7 @@ const CURSOR_BATCH = 500;
 /**
  * JSON list: the count first, then the page streamed from a cursor straight into the response
  * body; the snapshot ends when the cursor is drained, or is discarded with its connection when
- * the client goes away mid-page.
+ * the client goes away (or the database fails) mid-page.
  */
 async function streamJsonList(request: RequestContext, list: ListQuery): Promise<undefined> {
   const { ctx, services } = request;
@@ -25,6 +26,9 @@ async function streamJsonList(request: RequestContext, list: ListQuery): Promise
     const rows: Readable = total > list.pagination.offset
       ? client.query(new QueryStream(page.text, page.values, { batchSize: CURSOR_BATCH }))
       : Readable.from([]);
+    // The answer is committed to 200 only once the query has produced its first rows (or none):
+    // a query that fails still gets the error envelope instead of a cut-off body.
+    await once(rows, 'readable');
     const body = jsonListEnvelope((row: QsoRow) => presentQso(row), (count) => ({ ...request.meta, ...listMeta(list, count, total) }));
     pipeline(rows, body, (error) => endSnapshot(client, error));
     ctx.status = 200;
