@@ -160,9 +160,14 @@ t.test('lookup resource', async (t) => {
   });
 
   t.test('read-only resource: POST 405, items 404, scope checked', async (t) => {
-    const post = await server.request('/api/v2/lookup', { method: 'POST', token: op.token, json: { callsign: 'DL1ABC' } });
-    t.equal(post.status, 405);
-    t.equal(post.headers.get('allow'), 'GET');
+    for (const method of ['POST', 'PATCH', 'DELETE', 'PUT']) {
+      for (const path of ['/api/v2/lookup', '/api/v2/lookup/1']) {
+        const res = await server.request(path, { method, token: op.token, json: { callsign: 'DL1ABC' } });
+        t.equal(res.status, 405, `${method} ${path}`);
+        t.equal(res.headers.get('allow'), 'GET');
+        t.equal(res.body.error.code, 'method_not_allowed');
+      }
+    }
     const item = await server.request('/api/v2/lookup/DL1ABC', { token: op.token });
     t.equal(item.status, 404);
     t.equal(item.body.error.code, 'not_found');

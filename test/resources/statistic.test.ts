@@ -136,9 +136,14 @@ t.test('statistic resource', async (t) => {
   });
 
   t.test('read-only: 405 for writes, 404 for items, scope checked', async (t) => {
-    const post = await server.request('/api/v2/statistic', { method: 'POST', token: op.token, json: {} });
-    t.equal(post.status, 405);
-    t.equal(post.headers.get('allow'), 'GET');
+    for (const method of ['POST', 'PATCH', 'DELETE', 'PUT']) {
+      for (const path of ['/api/v2/statistic', '/api/v2/statistic/1']) {
+        const res = await server.request(path, { method, token: op.token, json: {} });
+        t.equal(res.status, 405, `${method} ${path}`);
+        t.equal(res.headers.get('allow'), 'GET');
+        t.equal(res.body.error.code, 'method_not_allowed');
+      }
+    }
     t.equal((await get('/1')).status, 404);
     const noScope = await createOperator(db, { scopes: ['qso:read'] });
     const denied = await get('', noScope.token);
