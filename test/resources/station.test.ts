@@ -61,6 +61,18 @@ t.test('station resource', async (t) => {
     t.equal(second.body.data.active, false);
   });
 
+  t.test('concurrent creates of one owner: one active location, one of identical twins', async (t) => {
+    const userId = await createUser(db, { username: `race-${Date.now()}`, callsign: 'DL9RCE' });
+    const { token } = await createToken(db, { userId, createdBy: userId, name: 't', scopes: ['station:write'], expiresAt: null });
+    const distinct = await Promise.all([1, 2, 3, 4, 5].map((n) =>
+      server.request('/api/v2/station', { method: 'POST', token, json: { ...home, callsign: 'DL9RCE', name: `Site ${n}` } })));
+    t.same(distinct.map((r) => r.status), [201, 201, 201, 201, 201]);
+    t.equal(distinct.filter((r) => r.body.data.active).length, 1);
+    const twins = await Promise.all([1, 2, 3].map(() =>
+      server.request('/api/v2/station', { method: 'POST', token, json: { ...home, callsign: 'DL9RCE', name: 'Twin site' } })));
+    t.same(twins.map((r) => r.status).sort(), [201, 409, 409]);
+  });
+
   t.test('create: missing required fields are all named', async (t) => {
     const empty = await server.request('/api/v2/station', { method: 'POST', token: op.token, json: {} });
     t.equal(empty.status, 400);
