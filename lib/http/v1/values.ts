@@ -1,6 +1,7 @@
 /**
- * Reading JSON body values the way the original's PHP did, so that clients sending numbers
- * as strings (or the reverse) keep working.
+ * Reading JSON body values the way the original's PHP did (isset, is_numeric, (int), truthiness),
+ * so that v1 clients keep getting the answers they were written against. Looser than the v2
+ * readers in lib/http/bodyValues.ts on purpose: "12.0" is a station id here, as it was there.
  */
 
 /** PHP's `isset($obj[name])`: present and not null. */
@@ -35,11 +36,4 @@ const INT4_MAX = 2147483647;
 export function idValue(value: unknown): number | null {
   const id = phpInt(value);
   return id !== null && id >= 1 && id <= INT4_MAX ? id : null;
-}
-
-/** A scalar body value as text (numbers and booleans as JSON writes them); null for null, arrays and objects. */
-export function textValue(value: unknown): string | null {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return null;
 }

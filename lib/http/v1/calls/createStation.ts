@@ -3,7 +3,8 @@ import type { V1Call, V1Request } from '../call.js';
 import { V1Failure } from '../call.js';
 import { sendJson } from '../answer.js';
 import { requireWriteKey } from '../keyAuth.js';
-import { phpInt, phpTruthy, textValue } from '../values.js';
+import { phpInt, phpTruthy } from '../values.js';
+import { asText } from '../../bodyValues.js';
 import { createStation, type NewStation } from '../../../accounts/stations.js';
 import { dxccEntity } from '../../../dxcc/entities.js';
 import { OFFICER_LEVEL } from '../../v2/principal.js';
@@ -24,7 +25,7 @@ function error(status: number, message: string): V1Failure {
 }
 
 function text(location: Record<string, unknown>, field: string): string {
-  return textValue(location[field])?.trim() ?? '';
+  return asText(location[field]) ?? '';
 }
 
 function integer(location: Record<string, unknown>, field: string): number | null {

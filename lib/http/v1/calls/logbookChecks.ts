@@ -3,7 +3,8 @@ import type { V1Call, V1Request } from '../call.js';
 import { failed } from '../call.js';
 import { sendEmpty, sendJson } from '../answer.js';
 import { requireKey } from '../keyAuth.js';
-import { isSet, textValue } from '../values.js';
+import { isSet } from '../values.js';
+import { asText } from '../../bodyValues.js';
 import { SqlParams } from '../../../db/sqlParams.js';
 import { normalizeCallsign } from '../../../adif/callsign.js';
 import { normalizeGrid } from '../../../adif/grid.js';
@@ -24,8 +25,9 @@ async function checkedValue(request: V1Request, field: 'callsign' | 'grid'): Pro
   await requireKey(request, failed(401, 'missing api key'));
   const { body } = request;
   if (!isSet(body, 'logbook_public_slug') || !isSet(body, field)) throw failed(401, 'missing fields');
-  const slug = textValue(body.logbook_public_slug);
-  const value = textValue(body[field]);
+  // Arrays and objects are no slug and no value: they find nothing.
+  const slug = asText(body.logbook_public_slug);
+  const value = asText(body[field]);
   if (slug === '' || value === '') return null;
   return { slug: slug ?? '', value: value ?? '' };
 }
@@ -45,7 +47,7 @@ async function logbookScope(db: pg.Pool, slug: string): Promise<QsoScope> {
 
 /** `band`: absent or `All` is every band; otherwise a band or `SAT`, as every QSO filter reads it. */
 function bandOf(band: unknown): string | null {
-  const text = textValue(band)?.trim() ?? '';
+  const text = asText(band) ?? '';
   return text === '' || text.toLowerCase() === 'all' ? null : text;
 }
 
@@ -75,7 +77,7 @@ export const checkGridCall: V1Call = {
     const scope = await logbookScope(request.services.db, checked.slug);
     // The original compares the square (first four characters); anything else is no locator.
     const square = normalizeGrid(checked.value.slice(0, 4));
-    const cnfm = textValue(request.body.cnfm)?.trim().toLowerCase() ?? '';
+    const cnfm = asText(request.body.cnfm)?.toLowerCase() ?? '';
     const known = (GRID_CONFIRMATIONS as readonly string[]).includes(cnfm) ? (cnfm as GridConfirmation) : null;
     let result: GridResult = 'Not Found';
     if (square !== null) {

@@ -2,7 +2,8 @@ import type { V1Call } from '../call.js';
 import { failed } from '../call.js';
 import { sendJson } from '../answer.js';
 import { requireKey } from '../keyAuth.js';
-import { idValue, textValue } from '../values.js';
+import { idValue } from '../values.js';
+import { asText } from '../../bodyValues.js';
 import { normalizeCallsign } from '../../../adif/callsign.js';
 import { grantedStationIds, privateLookup } from '../../../lookup/callsignLookup.js';
 import { OFFICER_LEVEL } from '../../v2/principal.js';
@@ -14,7 +15,7 @@ function requestedStationIds(value: unknown): number[] | null {
 }
 
 function optionalText(value: unknown): string | null {
-  const text = textValue(value)?.trim() ?? '';
+  const text = asText(value) ?? '';
   return text === '' ? null : text;
 }
 
@@ -32,7 +33,7 @@ export const privateLookupCall: V1Call = {
     const { rows } = await services.db.query<{ id: number }>('SELECT id FROM stations WHERE user_id = $1 ORDER BY id', [key.userId]);
     const stationIds = grantedStationIds(rows.map((r) => r.id), requestedStationIds(body.station_ids));
     if (stationIds.length === 0) throw failed(200, 'no station_profiles are matching the User with this API-Key');
-    const callsign = normalizeCallsign(textValue(body.callsign) ?? '');
+    const callsign = normalizeCallsign(asText(body.callsign) ?? '');
     if (callsign === '') return sendJson(request.ctx, 200, { error: 'callsign to lookup not given' });
     // Club members below officer level see only what they logged themselves, as through v2.
     const operator = key.club && key.club.level < OFFICER_LEVEL ? key.club.callsign : null;
