@@ -1,0 +1,158 @@
+/**
+ * Confirmation list latency on a generated log: 1M QSOs over three station locations, 30 % of
+ * them confirmed by one to five types. Built with INSERT … SELECT generate_series in a
+ * throw-away database (dropped at the end unless --keep), then measured over HTTP against the
+ * real server, sequential requests, p50 / p99 per scenario; the EXPLAIN of the page query for
+ * page 1 and the deep page is printed for docs/api-v2/confirmation.md.
+ *
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/confirmation.ts [--qsos 1000000] [--runs 100] [--keep]
+ */
+import pg from 'pg';
+import { buildConfig } from '../lib/config.js';
+import { createLogger } from '../lib/log.js';
+import { openDatabase } from '../lib/db/database.js';
+import { startServer } from '../lib/server.js';
+import { createUser } from '../lib/accounts/users.js';
+import { createStation } from '../lib/accounts/stations.js';
+import { createToken } from '../lib/auth/tokens.js';
+import { listConfirmations, type ConfirmationFilters } from '../lib/confirmations/query.js';
+import { CONFIRMATION_KEYS } from '../lib/qso/confirmationTypes.js';
+
+function option(name: string, fallback: number): number {
+  const at = process.argv.indexOf(`--${name}`);
+  return at > 0 ? Number(process.argv[at + 1]) : fallback;
+}
+const QSOS = option('qsos', 1_000_000);
+const RUNS = option('runs', 100);
+const KEEP = process.argv.includes('--keep');
+
+const serverUrl = process.env.DATABASE_URL;
+if (!serverUrl) throw new Error('set DATABASE_URL to a PostgreSQL server the benchmark may create a database on');
+const dbName = `logbook_bench_confirmation_${process.pid}`;
+const dbUrl = new URL(serverUrl);
+dbUrl.pathname = `/${dbName}`;
+
+const admin = new pg.Client({ connectionString: serverUrl });
+await admin.connect();
+await admin.query(`CREATE DATABASE ${dbName}`);
+const logger = createLogger({}, true);
+const database = await openDatabase({ logger, url: dbUrl.toString() });
+const db = database.pool;
+
+const seconds = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
+
+// --- the log --------------------------------------------------------------------------------
+const userId = await createUser(db, { username: 'bench', callsign: 'DL1BEN' });
+const stations = [
+  await createStation(db, { userId, name: 'Home', callsign: 'DL1BEN', gridsquare: 'JO62QM' }),
+  await createStation(db, { userId, name: 'Portable', callsign: 'DL1BEN/P', gridsquare: 'JO63' }),
+  await createStation(db, { userId, name: 'Contest', callsign: 'DL1BEN', gridsquare: 'JO62QM' }),
+];
+const { token } = await createToken(db, { userId, createdBy: userId, name: 'bench', scopes: ['confirmation:read'], expiresAt: null });
+
+let start = process.hrtime.bigint();
+// One QSO every 5 minutes from 2015 on (time_on is unique, so the duplicate key never trips);
+// 20,000 distinct calls; 30 % confirmed, each confirmed QSO by LoTW 70 %, eQSL 40 %, card 15 %,
+// QRZ 25 %, Clublog 35 % (at least one), received 0–400 days after the QSO; 2 % of the cards
+// received without a date.
+const client = await db.connect();
+await client.query('SELECT setseed(0.42)');
+await client.query(
+  `INSERT INTO qso (station_id, call, time_on, band, mode, submode, gridsquare, operator,
+                    lotw_qsl_rcvd, lotw_qslrdate, eqsl_qsl_rcvd, eqsl_qslrdate, qsl_rcvd, qslrdate,
+                    qrzcom_qso_download_status, qrzcom_qso_download_date, clublog_qso_download_status, clublog_qso_download_date)
+   SELECT station_id, call, time_on, band, mode, CASE WHEN mode = 'MFSK' THEN 'FT4' END, 'JO62', 'DL1BEN',
+          CASE WHEN lotw THEN 'Y' ELSE 'N' END, CASE WHEN lotw THEN time_on::date + d1 END,
+          CASE WHEN eqsl THEN 'Y' ELSE 'N' END, CASE WHEN eqsl THEN time_on::date + d2 END,
+          CASE WHEN card THEN 'Y' ELSE 'N' END, CASE WHEN card AND r_undated >= 0.02 THEN time_on::date + d3 END,
+          CASE WHEN qrz THEN 'Y' ELSE 'N' END, CASE WHEN qrz THEN time_on::date + d4 END,
+          CASE WHEN clublog THEN 'Y' ELSE 'N' END, CASE WHEN clublog THEN time_on::date + d5 END
+     FROM (SELECT *, confirmed AND (l OR NOT (e OR c OR z OR b)) AS lotw, confirmed AND e AS eqsl, confirmed AND c AS card,
+                  confirmed AND z AS qrz, confirmed AND b AS clublog
+             FROM (SELECT ($1::int[])[1 + floor(random() * 3)::int] AS station_id,
+                          'K' || floor(random() * 20000)::int || 'X' AS call,
+                          timestamp '2015-01-01' + g * interval '5 minutes' AS time_on,
+                          (ARRAY['160m','80m','40m','30m','20m','17m','15m','12m','10m','6m','2m'])[1 + floor(random() * 11)::int] AS band,
+                          (ARRAY['CW','SSB','FT8','MFSK','RTTY'])[1 + floor(random() * 5)::int] AS mode,
+                          random() < 0.3 AS confirmed,
+                          random() < 0.7 AS l, random() < 0.4 AS e, random() < 0.15 AS c, random() < 0.25 AS z, random() < 0.35 AS b,
+                          floor(random() * 400)::int AS d1, floor(random() * 400)::int AS d2, floor(random() * 400)::int AS d3,
+                          floor(random() * 400)::int AS d4, floor(random() * 400)::int AS d5, random() AS r_undated
+                     FROM generate_series(1, $2::int) g) raw) flags`,
+  [stations, QSOS],
+);
+client.release();
+await db.query('VACUUM ANALYZE qso');
+const { rows: [shape] } = await db.query<{ qsos: number; confirmed: number; rows: number }>(
+  `SELECT count(*)::int AS qsos,
+          count(*) FILTER (WHERE 'Y' IN (lotw_qsl_rcvd, eqsl_qsl_rcvd, qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status))::int AS confirmed,
+          (count(*) FILTER (WHERE lotw_qsl_rcvd = 'Y') + count(*) FILTER (WHERE eqsl_qsl_rcvd = 'Y') + count(*) FILTER (WHERE qsl_rcvd = 'Y' AND qslrdate IS NOT NULL)
+           + count(*) FILTER (WHERE qrzcom_qso_download_status = 'Y') + count(*) FILTER (WHERE clublog_qso_download_status = 'Y'))::int AS rows
+     FROM qso`,
+);
+console.log(`generated ${shape!.qsos} QSOs (${((100 * shape!.confirmed) / shape!.qsos).toFixed(1)} % confirmed, ${shape!.rows} confirmation rows) in ${seconds(start).toFixed(0)} s`);
+
+// --- the EXPLAIN gist -----------------------------------------------------------------------
+/** Runs the query listConfirmations sends, as EXPLAIN ANALYZE (benchmark only: a stand-in pool). */
+async function explain(perPage: number, offset: number): Promise<string> {
+  let plan = '';
+  const explaining = {
+    query: async (text: string, values: unknown[]) => {
+      if (!text.startsWith('WITH page')) return { rows: [{ total: 0 }] };
+      const { rows } = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${text}`, values);
+      plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+      return { rows: [] };
+    },
+  } as unknown as pg.Pool;
+  const filters: ConfirmationFilters = {
+    scope: { stationIds: stations, operator: null }, types: CONFIRMATION_KEYS, since: null, qsoSince: null, qsoUntil: null, band: null, mode: null, callsign: null,
+  };
+  await listConfirmations(explaining, filters, perPage, offset);
+  return plan;
+}
+console.log('\nEXPLAIN, page 1 (per_page 100):\n' + (await explain(100, 0)));
+console.log('\nEXPLAIN, page 1000 (per_page 100, offset 99,900):\n' + (await explain(100, 99_900)));
+
+// --- latency over HTTP ----------------------------------------------------------------------
+const server = await startServer({ config: buildConfig({}), db: database, logger, port: 0, host: '127.0.0.1' });
+const { rows: [busy] } = await db.query<{ call: string }>('SELECT call FROM qso GROUP BY call ORDER BY count(*) DESC LIMIT 1');
+const scenarios: Array<[string, string]> = [
+  ['page 1 (per_page 100)', ''],
+  ['page 1, per_page 1000', '?per_page=1000'],
+  ['page 100 (offset 9,900)', '?page=100'],
+  ['page 1000 (offset 99,900)', '?page=1000'],
+  ['type=lotw', '?type=lotw'],
+  ['since=2024-06-01', '?since=2024-06-01'],
+  ['band=20m', '?band=20m'],
+  ['mode=FT4 (submode)', '?mode=FT4'],
+  [`callsign=${busy!.call}`, `?callsign=${busy!.call}`],
+  ['station_id (one of three)', `?station_id=${stations[1]}`],
+  ['qso_since/qso_until (one month)', '?qso_since=2020-03-01&qso_until=2020-03-31'],
+];
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+console.log(`\n| scenario | rows / total | p50 ms | p99 ms |\n|---|---|---|---|`);
+for (const [label, query] of scenarios) {
+  const get = async () => {
+    const response = await fetch(`${server.url}/api/v2/confirmation${query}`, { headers: { authorization: `Bearer ${token}` } });
+    const body = (await response.json()) as { meta: { count: number; total: number } };
+    if (response.status !== 200) throw new Error(`${label}: HTTP ${response.status}`);
+    return body.meta;
+  };
+  let meta = await get();
+  for (let i = 0; i < 3; i++) meta = await get();
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const begin = process.hrtime.bigint();
+    await get();
+    times.push(seconds(begin) * 1000);
+  }
+  times.sort((a, b) => a - b);
+  console.log(`| ${label} | ${meta.count} / ${meta.total} | ${percentile(times, 50).toFixed(1)} | ${percentile(times, 99).toFixed(1)} |`);
+}
+
+await server.close();
+await database.close();
+if (KEEP) console.log(`\nkept database ${dbName}`);
+else await admin.query(`DROP DATABASE ${dbName} WITH (FORCE)`);
+await admin.end();
