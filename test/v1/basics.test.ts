@@ -157,3 +157,17 @@ t.test('v1 keys, versions and station info', async (t) => {
     t.equal((await server.request('/api/check_auth')).status, 429);
   });
 });
+
+t.test('a body over the limit is refused before it is read whole', async (t) => {
+  const server = await startTestServer(t, { config: { max_json_body_bytes: 1024, max_body_bytes: 2048 } });
+  const op = await createOperator(server.db.pool);
+  const key = await v1Key(server.db.pool, op.userId, 'rw');
+  const big = await post(server, '/api/version', { key, padding: 'x'.repeat(1500) });
+  t.equal(big.status, 413);
+  t.same(big.body, { status: 'failed', reason: 'Request body exceeds the limit of 1024 bytes' });
+  // api/qso carries ADIF documents and has the larger limit.
+  const qso = await post(server, '/api/qso', { key, station_profile_id: op.stationId, type: 'adif', string: `<comment:1500>${'x'.repeat(1500)}<eor>` });
+  t.not(qso.status, 413);
+  const tooBig = await post(server, '/api/qso', { key, padding: 'x'.repeat(3000) });
+  t.equal(tooBig.status, 413);
+});
