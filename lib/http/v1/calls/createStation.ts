@@ -16,7 +16,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Profile-form fields without a column of their own: kept in stations.settings (nothing uploads anywhere). */
 const SETTINGS_FIELDS = [
-  'hrdlog_username', 'dxccprefix', 'eqslqthnickname', 'county', 'qrzrealtime', 'oqrs', 'oqrs_text', 'oqrs_email',
+  'hrdlog_username', 'dxccname', 'dxccprefix', 'eqslqthnickname', 'county', 'qrzrealtime', 'oqrs', 'oqrs_text', 'oqrs_email',
   'webadifrealtime', 'clublogrealtime', 'clublogignore', 'hrdlogrealtime', 'eqsl_default_qslmsg',
 ] as const;
 
@@ -58,7 +58,8 @@ function locationFrom(input: Record<string, unknown>, userId: number): Location 
       gridsquare: text(input, 'station_gridsquare'),
       city: text(input, 'station_city'),
       dxcc,
-      country: text(input, 'dxccname') || (dxcc !== null ? dxccEntity(dxcc)?.name : undefined) || '',
+      // The entity's name, as for v2 locations; the client's own `dxccname` is kept in settings.
+      country: (dxcc !== null ? dxccEntity(dxcc)?.name : undefined) ?? '',
       cq: integer(input, 'station_cq'),
       itu: integer(input, 'station_itu'),
       state: text(input, 'state'),
