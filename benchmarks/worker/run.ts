@@ -320,6 +320,17 @@ function verdicts(results: Result[]): string[] {
   });
 }
 
+/** The latency tail is only meaningful on a quiet machine; say so when it was not. */
+function contentionNote(results: Result[]): string {
+  const pressures = results.map((r) => r.cpuPressure).filter((p) => !Number.isNaN(p));
+  const contended = pressures.filter((p) => p > 50).length;
+  if (contended === 0) return '';
+  return (
+    `- ${contended} of ${pressures.length} runs had tasks waiting for a CPU more than half of the time (other jobs on the machine); ` +
+    'their p99/max measure that contention as much as the worker. p50, delivery counts, CPU and memory are the robust figures.'
+  );
+}
+
 function writeSection(results: Result[], command: string): void {
   const section = [
     '## Worker',
@@ -341,6 +352,7 @@ function writeSection(results: Result[], command: string): void {
     table(results),
     '',
     ...verdicts(results),
+    contentionNote(results),
     '',
   ].join('\n');
   const current = existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8') : '# Benchmark results\n';
