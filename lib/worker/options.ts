@@ -29,7 +29,7 @@ export interface WorkerOptions {
   authTimeoutMs?: number;
   /** Bytes a socket may have queued before further frames to it are dropped. Default 64 KiB. */
   maxBackpressureBytes?: number;
-  /** A socket whose queue stays above the limit this long is closed. Default 10000. */
+  /** A socket whose queue stays above half that limit this long is closed. Default 10000. */
   slowConsumerTimeoutMs?: number;
 }
 
