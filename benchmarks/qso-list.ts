@@ -1,0 +1,186 @@
+/**
+ * QSO list latency and single-create throughput on a generated log: 1M QSOs of the token's
+ * owner (two station locations, 900k + 100k) and 1M of another user, interleaved in the table as
+ * a shared server would hold them. Built with one INSERT … SELECT generate_series in a
+ * throw-away database (dropped at the end unless --keep), then measured over HTTP against the
+ * real server: sequential list requests, p50 / p99 per scenario; then single creates from 32
+ * concurrent clients, 10 % of them duplicates. Prints the EXPLAIN of each list query for
+ * docs/api-v2/qso.md with --explain.
+ *
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/qso-list.ts \
+ *     [--qsos 1000000] [--runs 50] [--clients 32] [--seconds 10] [--explain] [--keep]
+ */
+import pg from 'pg';
+import { buildConfig } from '../lib/config.js';
+import { createLogger } from '../lib/log.js';
+import { openDatabase } from '../lib/db/database.js';
+import { startServer } from '../lib/server.js';
+import { createUser } from '../lib/accounts/users.js';
+import { createStation } from '../lib/accounts/stations.js';
+import { createToken } from '../lib/auth/tokens.js';
+import type { Principal } from '../lib/http/v2/principal.js';
+import type { RequestContext } from '../lib/http/v2/resource.js';
+import { countSql, pageSql, parseListQuery } from '../lib/http/v2/resources/qso/listQuery.js';
+
+function option(name: string, fallback: number): number {
+  const at = process.argv.indexOf(`--${name}`);
+  return at > 0 ? Number(process.argv[at + 1]) : fallback;
+}
+const QSOS = option('qsos', 1_000_000);
+const RUNS = option('runs', 50);
+const CLIENTS = option('clients', 32);
+const CREATE_SECONDS = option('seconds', 10);
+const EXPLAIN = process.argv.includes('--explain');
+const KEEP = process.argv.includes('--keep');
+
+const serverUrl = process.env.DATABASE_URL;
+if (!serverUrl) throw new Error('set DATABASE_URL to a PostgreSQL server the benchmark may create a database on');
+const dbName = `logbook_bench_qso_${process.pid}`;
+const dbUrl = new URL(serverUrl);
+dbUrl.pathname = `/${dbName}`;
+
+const admin = new pg.Client({ connectionString: serverUrl });
+await admin.connect();
+await admin.query(`CREATE DATABASE ${dbName}`);
+const logger = createLogger({}, true);
+const database = await openDatabase({ logger, url: dbUrl.toString() });
+const db = database.pool;
+const seconds = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
+
+// --- the logs -------------------------------------------------------------------------------
+const ownerId = await createUser(db, { username: 'owner', callsign: 'DL1OWN' });
+const home = await createStation(db, { userId: ownerId, name: 'Home', callsign: 'DL1OWN', gridsquare: 'JO62QM' });
+const portable = await createStation(db, { userId: ownerId, name: 'Portable', callsign: 'DL1OWN/P', gridsquare: 'JO63' });
+const otherId = await createUser(db, { username: 'other', callsign: 'DL2OTH' });
+const otherStation = await createStation(db, { userId: otherId, name: 'Home', callsign: 'DL2OTH', gridsquare: 'JO40' });
+const { token } = await createToken(db, { userId: ownerId, createdBy: ownerId, name: 'bench', scopes: ['qso:read', 'qso:write'], expiresAt: null });
+
+let start = process.hrtime.bigint();
+// Per user one QSO every 2.5 minutes from 2015 on (so time_on never repeats within a station);
+// 20,000 distinct calls; 11 bands, 1 % satellite; CW, SSB (USB/LSB), FT8, MFSK/FT4, RTTY;
+// confirmed by LoTW 15 %, eQSL 10 %, Clublog 8 %, QRZ 5 %, card 3 %. The owner's QSOs go 90 % to
+// Home, 10 % to Portable. Rows of both users alternate in the table.
+await db.query('SELECT setseed(0.42)');
+await db.query(
+  `INSERT INTO qso (station_id, call, time_on, time_off, band, mode, submode, freq, prop_mode, rst_sent, rst_rcvd, gridsquare,
+                    operator, station_callsign, lotw_qsl_rcvd, eqsl_qsl_rcvd, clublog_qso_download_status,
+                    qrzcom_qso_download_status, qsl_rcvd)
+   SELECT CASE WHEN owner THEN CASE WHEN random() < 0.9 THEN $1::int ELSE $2::int END ELSE $3::int END,
+          'K' || floor(random() * 20000)::int || 'X', time_on, time_on + interval '1 minute',
+          band, mode, CASE mode WHEN 'SSB' THEN (ARRAY['USB','LSB'])[1 + floor(random() * 2)::int] WHEN 'MFSK' THEN 'FT4' END,
+          14074000, CASE WHEN random() < 0.01 THEN 'SAT' END, '59', '59', 'JO62',
+          CASE WHEN owner THEN 'DL1OWN' ELSE 'DL2OTH' END, CASE WHEN owner THEN 'DL1OWN' ELSE 'DL2OTH' END,
+          CASE WHEN random() < 0.15 THEN 'Y' ELSE 'N' END, CASE WHEN random() < 0.10 THEN 'Y' ELSE 'N' END,
+          CASE WHEN random() < 0.08 THEN 'Y' END, CASE WHEN random() < 0.05 THEN 'Y' END, CASE WHEN random() < 0.03 THEN 'Y' ELSE 'N' END
+     FROM (SELECT owner, timestamp '2015-01-01' + g * interval '150 seconds' AS time_on,
+                  (ARRAY['160m','80m','40m','30m','20m','17m','15m','12m','10m','6m','2m'])[1 + floor(random() * 11)::int] AS band,
+                  (ARRAY['CW','SSB','FT8','MFSK','RTTY'])[1 + floor(random() * 5)::int] AS mode
+             FROM generate_series(1, $4::int) g CROSS JOIN (VALUES (true), (false)) AS o(owner)
+            ORDER BY g) raw`,
+  [home, portable, otherStation, QSOS],
+);
+await db.query('VACUUM ANALYZE qso');
+console.log(`generated ${2 * QSOS} QSOs in ${seconds(start).toFixed(0)} s`);
+
+const { rows: [busy] } = await db.query<{ call: string }>(
+  'SELECT call FROM qso WHERE station_id = $1 GROUP BY call ORDER BY count(*) DESC LIMIT 1', [home],
+);
+const { rows: [recent] } = await db.query<{ id: number }>('SELECT max(id) - 2000 AS id FROM qso');
+const scenarios: Array<[string, string]> = [
+  ['page 1 (per_page 50)', ''],
+  ['page 1, per_page 5000', '?per_page=5000'],
+  ['page 100 (offset 4,950)', '?page=100'],
+  ['page 10,000 (offset 499,950)', '?page=10000'],
+  ['station_id=Home', `?station_id=${home}`],
+  [`callsign=${busy!.call}`, `?callsign=${busy!.call}`],
+  ['band=20m', '?band=20m'],
+  ['band=SAT', '?band=SAT'],
+  ['mode=CW (main mode)', '?mode=CW'],
+  ['mode=FT4 (submode)', '?mode=FT4'],
+  ['qsl_filter=lotw', '?qsl_filter=lotw'],
+  ['qsl_filter=qsl,qrz', '?qsl_filter=qsl,qrz'],
+  ['since_id (last ~1,000 of the owner)', `?since_id=${recent!.id}`],
+  ['qso_since/qso_until (one month)', '?qso_since=2016-03-01&qso_until=2016-03-31'],
+  ['limit=100', '?limit=100'],
+  ['format=adif (per_page 1000)', '?format=adif'],
+  ['format=adif, since_id (last ~1,000)', `?format=adif&since_id=${recent!.id}`],
+];
+
+// --- EXPLAIN of the list queries ------------------------------------------------------------
+if (EXPLAIN) {
+  const principal = { userId: ownerId, club: null } as Principal;
+  for (const [label, query] of scenarios) {
+    // benchmark only: parseListQuery reads query, services.db and principal of a request.
+    const request = { query: Object.fromEntries(new URLSearchParams(query)), services: { db }, principal } as unknown as RequestContext;
+    const list = await parseListQuery(request);
+    for (const [kind, sql] of [['count', countSql(list)], ['page', pageSql(list)]] as const) {
+      const { rows } = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, COSTS OFF) ${sql.text}`, sql.values);
+      console.log(`\n--- ${label}: ${kind}\n${rows.map((r) => r['QUERY PLAN']).join('\n')}`);
+    }
+  }
+}
+
+// --- list latency over HTTP -----------------------------------------------------------------
+const server = await startServer({ config: buildConfig({}), db: database, logger, port: 0, host: '127.0.0.1' });
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const headers = { authorization: `Bearer ${token}` };
+
+console.log(`\n| scenario | rows / total | p50 ms | p99 ms | rows/s at p50 |\n|---|---|---|---|---|`);
+for (const [label, query] of scenarios) {
+  const get = async () => {
+    const response = await fetch(`${server.url}/api/v2/qso${query}`, { headers });
+    const body = (await response.json()) as { meta: { count: number; total: number } };
+    if (response.status !== 200) throw new Error(`${label}: HTTP ${response.status}`);
+    return body.meta;
+  };
+  let meta = await get();
+  for (let i = 0; i < 2; i++) meta = await get();
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const begin = process.hrtime.bigint();
+    await get();
+    times.push(seconds(begin) * 1000);
+  }
+  times.sort((a, b) => a - b);
+  const p50 = percentile(times, 50);
+  console.log(`| ${label} | ${meta.count} / ${meta.total} | ${p50.toFixed(1)} | ${percentile(times, 99).toFixed(1)} | ${Math.round((meta.count * 1000) / p50)} |`);
+}
+
+// --- single creates with the duplicate check ------------------------------------------------
+// Each client logs new QSOs (unique call per request); every tenth request repeats an earlier
+// QSO of the same client and must come back 409.
+start = process.hrtime.bigint();
+const deadline = Date.now() + CREATE_SECONDS * 1000;
+const statuses = new Map<number, number>();
+const latencies: number[] = [];
+await Promise.all(
+  Array.from({ length: CLIENTS }, async (_, client) => {
+    for (let n = 0; Date.now() < deadline; n++) {
+      const repeat = n % 10 === 9;
+      const serial = repeat ? n - 5 : n;
+      const body = JSON.stringify({
+        station_profile_id: home, call: `W${client}B${serial}`, band: '20m', mode: 'FT8', qso_date: '2026-01-01', time_on: '1200', freq: 14074000,
+      });
+      const begin = process.hrtime.bigint();
+      const response = await fetch(`${server.url}/api/v2/qso`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
+      await response.arrayBuffer();
+      latencies.push(seconds(begin) * 1000);
+      statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+    }
+  }),
+);
+const elapsed = seconds(start);
+latencies.sort((a, b) => a - b);
+const total = [...statuses.values()].reduce((a, b) => a + b, 0);
+console.log(
+  `\nsingle creates, ${CLIENTS} clients, ${elapsed.toFixed(1)} s: ${total} requests = ${Math.round(total / elapsed)} req/s ` +
+    `(${[...statuses].map(([status, n]) => `${n} × ${status}`).join(', ')}), p50 ${percentile(latencies, 50).toFixed(1)} ms, ` +
+    `p99 ${percentile(latencies, 99).toFixed(1)} ms`,
+);
+console.log(`peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB (server and clients in one process)`);
+
+await server.close();
+await database.close();
+if (KEEP) console.log(`\nkept database ${dbName}`);
+else await admin.query(`DROP DATABASE ${dbName} WITH (FORCE)`);
+await admin.end();
