@@ -61,11 +61,11 @@ function qsoConditions(filters: ConfirmationFilters, params: SqlParams): string[
   return conditions;
 }
 
-/** Received, dated, and (with `since`) received on or after it. */
-function typeConditions(type: ConfirmationType, since: string | null): string[] {
+/** Received, dated, and (with `since`, given as its placeholder) received on or after it. */
+function typeConditions(type: ConfirmationType, sincePlaceholder: string | null): string[] {
   const { status, date } = CONFIRMATION_TYPES[type];
   const conditions = [`q.${status} = 'Y'`, `q.${date} IS NOT NULL`];
-  if (since !== null) conditions.push(`q.${date} >= ${since}::date`);
+  if (sincePlaceholder !== null) conditions.push(`q.${date} >= ${sincePlaceholder}::date`);
   return conditions;
 }
 
