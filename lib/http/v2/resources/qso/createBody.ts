@@ -117,7 +117,7 @@ class BodyAssembler {
       else if (token.name === 'endString') this.adifSeen = true;
       return;
     }
-    this.count(typeof (token as { value?: unknown }).value === 'string' ? (token as { value: string }).value.length : 0);
+    this.count('value' in token && typeof token.value === 'string' ? token.value.length : 0);
     switch (token.name) {
       case 'startObject':
         this.open({});
@@ -212,7 +212,8 @@ export async function readCreateBody(req: IncomingMessage, limits: CreateBodyLim
   };
 
   try {
-    for await (const chunk of req as AsyncIterable<Buffer>) {
+    // Not destroyed when reading stops early: the error answer still goes out on this connection.
+    for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
       bytes += chunk.length;
       if (bytes > limits.maxBodyBytes) throw payloadTooLarge(limits.maxBodyBytes);
       await consume(decode(chunk));
@@ -221,7 +222,7 @@ export async function readCreateBody(req: IncomingMessage, limits: CreateBodyLim
     await consume(END_OF_INPUT);
     await target.spool?.close();
   } catch (error) {
-    req.resume();
+    req.resume(); // the rest of the body is read and dropped
     await target.spool?.discard();
     throw error;
   }
