@@ -12,6 +12,11 @@ export interface WorkerConfig {
   public_url?: string;
   timeout_ms?: number;
   token_ttl_seconds?: number;
+  /** Read by the worker process (`logbook worker`), not by the API. */
+  ws_bind?: string;
+  internal_bind?: string;
+  topic_ttl?: number;
+  redis_url?: string;
 }
 
 export interface Config {
@@ -59,6 +64,10 @@ const configSchema: JSONSchemaType<ConfigFile> = {
         public_url: { type: 'string', pattern: '^wss?://', nullable: true },
         timeout_ms: { type: 'integer', minimum: 50, maximum: 60000, nullable: true },
         token_ttl_seconds: { type: 'integer', minimum: 1, nullable: true },
+        ws_bind: { type: 'string', nullable: true },
+        internal_bind: { type: 'string', nullable: true },
+        topic_ttl: { type: 'number', exclusiveMinimum: 0, nullable: true },
+        redis_url: { type: 'string', pattern: '^rediss?://', nullable: true },
       },
     },
     max_body_bytes: { type: 'integer', minimum: 1024, nullable: true },

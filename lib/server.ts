@@ -1,6 +1,5 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type Router from '@koa/router';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import type { Logger } from './log.js';
@@ -13,9 +12,17 @@ import type { RateLimitStore } from './ratelimit/types.js';
 import type { EventPublisher, Services } from './services.js';
 import { appVersion } from './version.js';
 import { createApp } from './http/app.js';
+import { createPublisher } from './live/publisher.js';
 import type { ResourceDefinition } from './http/v2/resource.js';
 
 const noEvents: EventPublisher = { publish: () => undefined, close: async () => undefined };
+
+/** The worker's publisher when `worker.url` and `worker.secret` are configured; else events go nowhere. */
+function eventPublisher(config: Config, logger: Logger): EventPublisher {
+  const { url, secret, timeout_ms: timeoutMs } = config.worker;
+  if (!url || !secret) return noEvents;
+  return createPublisher({ url, secret, timeoutMs, logger: logger.child({ component: 'live-publisher' }) });
+}
 
 function rateLimitStore(config: Config, db: Database): RateLimitStore {
   switch (config.rate_limit_store) {
@@ -43,7 +50,7 @@ export function createServices(options: ServiceOptions): Services {
     logger: options.logger,
     metrics: new Metrics(),
     rateLimiter: new RateLimiter(options.config.api_rate_limits, rateLimitStore(options.config, options.db), options.clock),
-    events: options.events ?? noEvents,
+    events: options.events ?? eventPublisher(options.config, options.logger),
     version: appVersion,
   };
 }
@@ -61,12 +68,11 @@ export interface StartOptions extends ServiceOptions {
   port: number;
   host: string;
   resources?: ResourceDefinition[];
-  routers?: (services: Services) => Router[];
 }
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const services = createServices(options);
-  const app = createApp(services, { resources: options.resources, routers: options.routers?.(services) });
+  const app = createApp(services, { resources: options.resources });
   const server = app.listen(options.port, options.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

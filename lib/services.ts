@@ -7,6 +7,8 @@ import type { RateLimiter } from './ratelimit/limiter.js';
 /** A sink for live-update events; the no-op one is used when no worker is configured. */
 export interface EventPublisher {
   publish(topic: string, payload: unknown): void;
+  /** Makes a topic known to the worker before browsers connect to it; never rejects. */
+  register?(topic: string): Promise<void>;
   close(): Promise<void>;
 }
 

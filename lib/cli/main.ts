@@ -7,10 +7,11 @@ import { clubMemberAdd, clubMemberRemove, logbookAdd, stationAdd, userAdd } from
 import { keyCreate, tokenCreate, tokenList, tokenRevoke } from './tokenCommands.js';
 import { migrateCommand, serveCommand } from './serverCommands.js';
 import { exportCommand, importCommand } from './importExportCommands.js';
+import { workerCommand } from './workerCommand.js';
 
 const commands: Command[] = [
   serveCommand, migrateCommand, userAdd, clubMemberAdd, clubMemberRemove, stationAdd, logbookAdd,
-  tokenCreate, tokenRevoke, tokenList, keyCreate, importCommand, exportCommand,
+  tokenCreate, tokenRevoke, tokenList, keyCreate, importCommand, exportCommand, workerCommand,
 ];
 
 function usage(): string {

@@ -1,7 +1,6 @@
 import { loadConfig } from '../config.js';
 import { migrate } from '../db/migrate.js';
 import { startServer } from '../server.js';
-import { v1Router } from '../http/v1/router.js';
 import { UsageError, type Command } from './command.js';
 
 /** 0 asks the system for a free port (tests do). */
@@ -31,7 +30,7 @@ export const serveCommand: Command = {
     const port = parsePort(String(values.port ?? process.env.PORT ?? '8080'));
     const host = typeof values.host === 'string' ? values.host : '127.0.0.1';
     const db = await database();
-    const server = await startServer({ config, db, logger, port, host, routers: (s) => [v1Router(s)] });
+    const server = await startServer({ config, db, logger, port, host });
     logger.info('listening', { url: server.url });
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {

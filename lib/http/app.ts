@@ -9,14 +9,14 @@ import { openApiDocument } from './openapi.js';
 import { v2Dispatcher } from './v2/dispatcher.js';
 import { v2Resources } from './v2/resources/index.js';
 import type { ResourceDefinition } from './v2/resource.js';
+import { v1Router } from './v1/router.js';
+import { liveRouter } from './live/router.js';
 
 export interface AppOptions {
   resources?: ResourceDefinition[];
-  /** Further routers (v1, live page) mounted after the v2 space. */
-  routers?: Router[];
 }
 
-/** The Koa application: logging → CORS → errors → v2 space → other routes → 404. */
+/** The Koa application: logging → CORS → errors → v2 space → openapi/metrics → v1 → live page → 404. */
 export function createApp(services: Services, options: AppOptions = {}): Koa {
   const resources = options.resources ?? v2Resources;
   const app = new Koa();
@@ -37,7 +37,8 @@ export function createApp(services: Services, options: AppOptions = {}): Koa {
     });
   }
   app.use(router.routes());
-  for (const extra of options.routers ?? []) app.use(extra.routes());
+  app.use(v1Router(services).routes());
+  app.use(liveRouter(services).routes());
   app.use(async (ctx) => {
     if (ctx.method === 'OPTIONS') {
       ctx.status = 204;

@@ -2,7 +2,6 @@ import type { Test } from 'tap';
 import { buildConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/log.js';
 import { startServer, type RunningServer } from '../../lib/server.js';
-import { v1Router } from '../../lib/http/v1/router.js';
 import type { EventPublisher } from '../../lib/services.js';
 import { testDatabase } from './db.js';
 import type { Database } from '../../lib/db/database.js';
@@ -45,7 +44,6 @@ export async function startTestServer(
     clock: options.clock,
     events: options.events,
     resources: options.resources,
-    routers: (s) => [v1Router(s)],
   });
   t.teardown(() => server.close());
   return {
