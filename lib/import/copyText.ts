@@ -1,6 +1,7 @@
 /**
  * PostgreSQL COPY text format: columns separated by tabs, rows ended by a newline, NULL as
  * \N, and backslash, newline, carriage return and tab inside values written as \\, \n, \r, \t.
+ * The import writes it into its staging table; the export reads the server's output back.
  */
 
 const SPECIAL = /[\\\n\r\t]/;
@@ -22,4 +23,17 @@ export function formatCopyRow(values: ReadonlyArray<string | null>): string {
     line += value === null || value === undefined ? COPY_NULL : escapeCopyValue(value);
   }
   return line + '\n';
+}
+
+const ESCAPED = /\\(.)/g;
+const UNESCAPES: Readonly<Record<string, string>> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v' };
+
+/** A value as COPY … TO writes it, back to its text (the export reads rows this way). */
+export function unescapeCopyValue(value: string): string {
+  return value.includes('\\') ? value.replace(ESCAPED, (_, char: string) => UNESCAPES[char] ?? char) : value;
+}
+
+/** A value of a COPY … TO row split at tabs: its text, or null for NULL. */
+export function copyFieldValue(field: string): string | null {
+  return field === COPY_NULL ? null : unescapeCopyValue(field);
 }

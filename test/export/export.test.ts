@@ -65,6 +65,7 @@ t.test('ADIF export', async (t) => {
     t.same(await ids({ band: '20m' }), [firstId, thirdId]);
     t.same(await ids({ band: 'SAT' }), [secondId]);
     t.same(await ids({ band: '40m' }), []);
+    t.same(await ids({ band: "20m' OR true; --" }), [], 'filter values reach the server as bound values, never as SQL');
     t.same(await ids({ qslTypes: ['lotw'] }), [secondId]);
     t.same(await ids({ qslTypes: ['lotw', 'qsl'] }), [firstId, secondId]);
     t.same(await ids({ qslTypes: [] }), [firstId, secondId, thirdId], 'an empty list is no filter');
