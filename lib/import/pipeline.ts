@@ -5,13 +5,14 @@ import { loadDupeIndex } from './dupeIndex.js';
 import { loadImportStation } from './enrich.js';
 import { RecordProcessor } from './recordProcessor.js';
 import { AdifRowsTransform, RecordRowsTransform, type AdifFormat } from './rowStreams.js';
-import { createStagingTable, lockStationForImport, stagingCopyStream, storeStagedRows, type StoredRange } from './staging.js';
+import { createStagingTable, lockStationForImport, StagingWriter, type StoredRange } from './staging.js';
 import type { ImportOptions, ImportSummary, RawRecord } from './types.js';
 
 /**
  * Bulk imports: input → reader/normaliser/duplicate check (one Transform) → COPY into a
- * staging table → one INSERT into qso, all in one transaction: any failure (unreadable input,
- * database error, client gone) rolls the whole import back.
+ * staging table → INSERT into qso, batch by batch while the input is still being read, all in
+ * one transaction: any failure (unreadable input, database error, client gone) rolls the whole
+ * import back.
  */
 
 /** An ADIF (.adi) or ADX document; `format` is sniffed from the first bytes when absent. */
@@ -41,8 +42,9 @@ async function runImport(db: pg.Pool, input: Readable, options: ImportOptions, t
     const dupes = await loadDupeIndex(client, options.stationId);
     await createStagingTable(client);
     const processor = new RecordProcessor(station, options, dupes);
-    await pipeline(input, toRows(processor), stagingCopyStream(client));
-    const stored = await storeStagedRows(client, options.stationId);
+    const staging = new StagingWriter(client, options.stationId);
+    await pipeline(input, toRows(processor), staging);
+    const { stored } = staging;
     await client.query('COMMIT');
     // Staged rows the INSERT left out lost a race with a concurrent writer: duplicates too.
     return summarize(processor, stored, processor.staged - stored.stored);

@@ -1,3 +1,6 @@
+import { once } from 'node:events';
+import { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
 import { SQL_TYPE } from '../db/qsoColumns.js';
@@ -6,8 +9,8 @@ import { INSERT_COLUMNS } from './rowValues.js';
 /**
  * The database half of an import, inside the caller's transaction: rows are COPYed into a
  * private temporary table (no indexes, no WAL, invisible to other sessions), then moved into
- * `qso` by one set-based INSERT whose ON CONFLICT DO NOTHING lets the unique index
- * qso_dupe_key drop rows a concurrent writer stored first.
+ * `qso` by set-based INSERTs whose ON CONFLICT DO NOTHING lets the unique index qso_dupe_key
+ * drop rows a concurrent writer stored first.
  */
 
 const COLUMN_LIST = INSERT_COLUMNS.map((column) => column.name).join(', ');
@@ -29,19 +32,14 @@ export async function createStagingTable(client: pg.PoolClient): Promise<void> {
   await client.query(`CREATE TEMPORARY TABLE import_staging (${definitions}) ON COMMIT DROP`);
 }
 
-/** The COPY stream rows in copyText format go into. */
-export function stagingCopyStream(client: pg.PoolClient): CopyStreamQuery {
-  return client.query(copyFrom(`COPY import_staging (${COLUMN_LIST}) FROM STDIN`));
-}
-
 export interface StoredRange {
   stored: number;
   firstId: number | null;
   lastId: number | null;
 }
 
-/** Moves the staged rows into `qso` in the order they were staged; conflicting rows are left out. */
-export async function storeStagedRows(client: pg.PoolClient, stationId: number): Promise<StoredRange> {
+/** Moves the staged rows into `qso` in the order they were staged, conflicting rows left out, and empties the staging table. */
+async function storeStagedRows(client: pg.PoolClient, stationId: number): Promise<StoredRange> {
   const { rows } = await client.query<{ stored: number; first_id: string | number | null; last_id: string | number | null }>(
     `WITH stored AS (
        INSERT INTO qso (station_id, ${COLUMN_LIST})
@@ -52,6 +50,81 @@ export async function storeStagedRows(client: pg.PoolClient, stationId: number):
      SELECT count(*)::int AS stored, min(id) AS first_id, max(id) AS last_id FROM stored`,
     [stationId],
   );
+  await client.query('TRUNCATE import_staging');
   const { stored, first_id: firstId, last_id: lastId } = rows[0]!;
   return { stored, firstId: firstId === null ? null : Number(firstId), lastId: lastId === null ? null : Number(lastId) };
+}
+
+/** Rows per COPY into the staging table before they are moved on. */
+const ROWS_PER_BATCH = 25_000;
+/**
+ * COPY text the writer queues while PostgreSQL moves a batch: the reader and normaliser keep
+ * working meanwhile instead of waiting, and memory stays bounded.
+ */
+const QUEUED_BYTES = 16 * 1024 * 1024;
+const NEWLINE = 0x0a;
+
+function countRows(chunk: Buffer): number {
+  let rows = 0;
+  for (let at = chunk.indexOf(NEWLINE); at !== -1; at = chunk.indexOf(NEWLINE, at + 1)) rows++;
+  return rows;
+}
+
+/**
+ * The end of the import pipeline: COPY text in; batches of rows COPYed into the staging table
+ * and moved into `qso` by one INSERT each. While a batch is moved, further rows queue here
+ * (up to QUEUED_BYTES), so JavaScript and PostgreSQL work at the same time; beyond that the
+ * queue's back-pressure pauses the input.
+ */
+export class StagingWriter extends Writable {
+  private copy: CopyStreamQuery | null = null;
+  private rowsInBatch = 0;
+  readonly stored: StoredRange = { stored: 0, firstId: null, lastId: null };
+
+  constructor(
+    private readonly client: pg.PoolClient,
+    private readonly stationId: number,
+  ) {
+    super({ highWaterMark: QUEUED_BYTES });
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.writeRows(chunk).then(() => callback(), callback);
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    this.storeBatch().then(() => callback(), callback);
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    // An unfinished COPY is abandoned: pg-copy-streams tells the server it failed.
+    this.copy?.destroy(error ?? undefined);
+    callback(error);
+  }
+
+  private async writeRows(chunk: Buffer): Promise<void> {
+    if (this.copy === null) {
+      this.copy = this.client.query(copyFrom(`COPY import_staging (${COLUMN_LIST}) FROM STDIN`));
+      // A server error can arrive between writes: it ends the import.
+      this.copy.on('error', (error) => this.destroy(error));
+    }
+    if (!this.copy.write(chunk)) await once(this.copy, 'drain');
+    this.rowsInBatch += countRows(chunk);
+    if (this.rowsInBatch >= ROWS_PER_BATCH) await this.storeBatch();
+  }
+
+  private async storeBatch(): Promise<void> {
+    const copy = this.copy;
+    if (copy === null) return;
+    this.copy = null;
+    this.rowsInBatch = 0;
+    copy.end();
+    await finished(copy);
+    const batch = await storeStagedRows(this.client, this.stationId);
+    this.stored.stored += batch.stored;
+    if (batch.firstId !== null) {
+      this.stored.firstId = Math.min(this.stored.firstId ?? batch.firstId, batch.firstId);
+      this.stored.lastId = Math.max(this.stored.lastId ?? batch.lastId!, batch.lastId!);
+    }
+  }
 }

@@ -3,6 +3,7 @@ import t from 'tap';
 import { formatAdxFooter, formatAdxHeader, formatAdxRecord } from '../../lib/adif/adx.js';
 import { formatAdifRecord } from '../../lib/adif/writer.js';
 import { importAdif, importRecords } from '../../lib/import/pipeline.js';
+import { generateAdif, generateQsos } from '../../benchmarks/generate-adif.js';
 import { createOperator } from '../helpers/fixtures.js';
 import { testDatabase } from '../helpers/db.js';
 import { adifDocument, importText, qso, qsoCount } from './helpers.js';
@@ -184,4 +185,17 @@ t.test('import pipeline', async (t) => {
     const input = Readable.from([Buffer.from(record.slice(0, 7)), Buffer.from(record.slice(7))]);
     t.match(await importAdif(pool, input, { stationId: op.stationId, frequencyUnit: 'MHz', format: 'adi' }), { parsed: 1, imported: 1 });
   });
+});
+
+t.test('a large import goes through several staging batches', async (t) => {
+  const db = await testDatabase(t);
+  const op = await createOperator(db.pool);
+  const count = 26_000; // staging batches hold 25,000 rows
+  const summary = await importAdif(db.pool, Readable.from(generateAdif(count, 7)), { stationId: op.stationId, frequencyUnit: 'MHz' });
+  t.match(summary, { parsed: count, imported: count, skipped: 0, failed: 0 });
+  t.equal(summary.lastId! - summary.firstId! + 1, count, 'ids are contiguous');
+  const calls = [...generateQsos(count, 7)].map((fields) => fields.find(([name]) => name === 'CALL')![1]);
+  const { rows } = await db.pool.query('SELECT call FROM qso WHERE id = ANY($1::bigint[]) ORDER BY id', [[summary.firstId, summary.lastId]]);
+  t.same(rows.map((r) => r.call), [calls[0], calls[count - 1]], 'stored in file order');
+  t.equal(await qsoCount(db.pool, op.stationId), count);
 });
