@@ -91,6 +91,20 @@ t.test('GET /api/v2/qso?format=adif', async (t) => {
     t.equal(second < third, true);
   });
 
+  t.test('values with tabs, newlines and backslashes, dates and extra fields come out as stored', async (t) => {
+    const odd = await createOperator(db, { callsign: 'DL9ODD' });
+    await insertQsos(db, [{
+      station_id: odd.stationId, call: 'K9ODD', time_on: '2024-05-05 23:59:58', time_off: '2024-05-06 00:01:00',
+      comment: 'tab\there\\back', notes: 'line one\nline two', lotw_qsl_rcvd: 'Y', lotw_qslrdate: '2024-06-01', cqz: 5,
+      extra: JSON.stringify({ app_logbook_ref: 'x\ty' }),
+    }]);
+    const { records } = parseAdif((await adif('', odd.token)).body.data.adif);
+    t.match(records[0]!.fields, {
+      CALL: 'K9ODD', QSO_DATE: '20240505', TIME_ON: '235958', QSO_DATE_OFF: '20240506', TIME_OFF: '000100',
+      COMMENT: 'tab\there\\back', NOTES: 'line one\nline two', LOTW_QSLRDATE: '20240601', CQZ: '5', APP_LOGBOOK_REF: 'x\ty',
+    });
+  });
+
   t.test('per_page defaults to 1000 for ADIF and is capped at 5000', async (t) => {
     const big = await createOperator(db);
     const ids = await seedMany(db, big.stationId, 1001);

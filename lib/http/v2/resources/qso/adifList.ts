@@ -1,11 +1,24 @@
+import type { CustomTypesConfig } from 'pg';
 import type { HandlerResult, RequestContext } from '../../resource.js';
 import { EXPORT_SELECT_LIST, formatExportRow, rowId, type ExportRow } from '../../../../export/adifRecord.js';
 import { exportHeader } from '../../../../export/query.js';
+import { COPY_NULL, escapeCopyValue } from '../../../../import/copyText.js';
 import { listMeta, pageSql, type ListQuery } from './listQuery.js';
 import { countTotal, withSnapshot } from './snapshot.js';
 
 /** The export's rows carry their station location, which fills the MY_* fields. */
 const EXPORT_OUTPUT = { select: EXPORT_SELECT_LIST, joins: 'JOIN stations s ON s.id = q.station_id' };
+
+/** Every column as PostgreSQL's text, unparsed: the export reads values in that form. */
+const RAW_TEXT: CustomTypesConfig = { getTypeParser: () => (value: string) => value };
+
+/**
+ * lib/export formats rows as `COPY … TO` writes them; the page is read with a plain query in the
+ * list's snapshot (a COPY cannot share it), so its text values get COPY's escaping and NULL.
+ */
+function asCopyRow(values: ReadonlyArray<string | null>): ExportRow {
+  return values.map((value) => (value === null ? COPY_NULL : escapeCopyValue(value)));
+}
 
 /**
  * GET /qso?format=adif: the same filtered set as the JSON list, one page of it as an ADIF
@@ -17,9 +30,11 @@ export async function adifList(request: RequestContext, list: ListQuery): Promis
   const { total, rows } = await withSnapshot(request.services.db, async (client) => {
     const total = await countTotal(client, list);
     if (total <= list.pagination.offset) return { total, rows: [] as ExportRow[] };
+    // Dates and timestamps in ISO form, as the export reads them.
+    await client.query("SET LOCAL datestyle = 'ISO'");
     const { text, values } = pageSql(list, EXPORT_OUTPUT);
-    const { rows } = await client.query<string[]>({ text, values, rowMode: 'array' });
-    return { total, rows: rows as ExportRow[] };
+    const { rows } = await client.query<Array<string | null>>({ text, values, rowMode: 'array', types: RAW_TEXT });
+    return { total, rows: rows.map(asCopyRow) };
   });
 
   let adif: string | null = null;
