@@ -1,0 +1,75 @@
+/**
+ * Export throughput and memory of `logbook export` (a real process) against the ceiling
+ * PostgreSQL sets: `COPY (SELECT …) TO STDOUT` of the same rows and columns, in the same run.
+ * Uses a database of its own, created and dropped here.
+ *
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/export.ts [--qsos 1000000 --small 100000]
+ *
+ * Needs bin/logbook.js compiled (npm run build) and /usr/bin/time (GNU time) for the peak RSS.
+ */
+import { statSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
+import { EXPORT_SELECT_LIST } from '../lib/export/adifRecord.js';
+import { countArgument, createBenchDatabase, dataDir, ensureFile, label, machine, report, runCli } from './import.js';
+
+/** Seconds and bytes of a COPY … TO STDOUT, its output counted and dropped. */
+async function copyOut(pool: pg.Pool, sql: string): Promise<{ seconds: number; bytes: number }> {
+  const client = await pool.connect();
+  try {
+    let bytes = 0;
+    const started = process.hrtime.bigint();
+    await pipeline(client.query(copyTo(sql)), new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        bytes += chunk.length;
+        callback();
+      },
+    }));
+    return { seconds: Number(process.hrtime.bigint() - started) / 1e9, bytes };
+  } finally {
+    client.release();
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(machine());
+  const bigCount = countArgument('qsos', 1_000_000);
+  const smallCount = countArgument('small', 100_000);
+  const bench = await createBenchDatabase();
+  const pool = bench.db.pool;
+  try {
+    const station = await bench.newStation('DL0LOG');
+    const smallStation = await bench.newStation('DL0SML');
+    await runCli(['import', await ensureFile(bigCount), '--station', String(station)], bench.db.url);
+    await runCli(['import', await ensureFile(smallCount), '--station', String(smallStation)], bench.db.url);
+    await pool.query('VACUUM ANALYZE qso');
+    const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM qso WHERE station_id = $1', [station]);
+    const count = rows[0]!.n;
+
+    // The benchmark database holds these two locations only, so no WHERE (COPY takes no parameters).
+    const sameColumns = await copyOut(pool, `COPY (SELECT ${EXPORT_SELECT_LIST} FROM qso q JOIN stations s ON s.id = q.station_id ORDER BY q.id) TO STDOUT`);
+    const ceiling = report('ceiling: COPY (export columns) TO STDOUT', count + smallCount, sameColumns.seconds, sameColumns.bytes);
+    const star = await copyOut(pool, 'COPY (SELECT * FROM qso ORDER BY id) TO STDOUT');
+    report('for reference: COPY (SELECT * FROM qso) TO STDOUT', count + smallCount, star.seconds, star.bytes);
+
+    const out = join(dataDir, `export-${label(bigCount)}.adi`);
+    const big = await runCli(['export', '--station', String(station), '-o', out], bench.db.url);
+    const rate = report(`logbook export, ${label(bigCount)} QSOs to a file`, count, big.seconds, statSync(out).size, `, peak RSS ${big.peakRssMb.toFixed(0)} MB`);
+    console.log(`  ratio to the ceiling: ${((rate / ceiling) * 100).toFixed(0)} %`);
+    unlinkSync(out);
+
+    const smallOut = join(dataDir, `export-${label(smallCount)}.adi`);
+    const small = await runCli(['export', '--station', String(smallStation), '-o', smallOut], bench.db.url);
+    report(`logbook export, ${label(smallCount)} QSOs to a file`, smallCount, small.seconds, statSync(smallOut).size, `, peak RSS ${small.peakRssMb.toFixed(0)} MB`);
+    console.log(`  peak RSS ${label(bigCount)} / ${label(smallCount)}: ${((big.peakRssMb / small.peakRssMb - 1) * 100).toFixed(0)} % more`);
+    unlinkSync(smallOut);
+    console.log(machine());
+  } finally {
+    await bench.drop();
+  }
+}
+
+await main();

@@ -1,0 +1,255 @@
+/**
+ * Import throughput and memory of `logbook import` (a real process, as operators run it) against
+ * the ceiling PostgreSQL sets: raw COPY of the same rows into the qso table with all its indexes,
+ * measured in the same run. Uses a database of its own, created and dropped here.
+ *
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/import.ts [--qsos 1000000 --small 100000]
+ *
+ * Needs bin/logbook.js compiled (npm run build) and /usr/bin/time (GNU time) for the peak RSS.
+ * Data: benchmarks/data/qsos-1m.adi and qsos-100k.adi, generated when missing.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream, existsSync, statSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { pathToFileURL } from 'node:url';
+import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { createStation } from '../lib/accounts/stations.js';
+import { createUser } from '../lib/accounts/users.js';
+import { openDatabase, type Database } from '../lib/db/database.js';
+import { loadImportStation } from '../lib/import/enrich.js';
+import { insertOneQso } from '../lib/import/insertOne.js';
+import { RecordProcessor } from '../lib/import/recordProcessor.js';
+import { AdifRowsTransform } from '../lib/import/rowStreams.js';
+import { INSERT_COLUMNS } from '../lib/import/rowValues.js';
+import { createLogger } from '../lib/log.js';
+import { writeGeneratedAdif } from './generate-adif.js';
+
+const root = join(import.meta.dirname, '..');
+export const dataDir = join(root, 'benchmarks', 'data');
+const bin = join(root, 'bin', 'logbook.js');
+
+export interface BenchDatabase {
+  db: Database;
+  /** A new user with one station location; returns the location's id. */
+  newStation(callsign: string): Promise<number>;
+  drop(): Promise<void>;
+}
+
+/** A fresh, migrated database on the DATABASE_URL server, dropped by drop(). */
+export async function createBenchDatabase(): Promise<BenchDatabase> {
+  const serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) throw new Error('set DATABASE_URL to a PostgreSQL server (a database is created and dropped on it)');
+  const name = `logbook_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const db = await openDatabase({ logger: createLogger({}, true), url: url.toString() });
+  let users = 0;
+  return {
+    db,
+    async newStation(callsign) {
+      const userId = await createUser(db.pool, { username: `bench${++users}`, callsign });
+      return createStation(db.pool, { userId, name: callsign, callsign, gridsquare: 'JO62QM' });
+    },
+    async drop() {
+      await db.close();
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+export interface CliRun {
+  seconds: number;
+  peakRssMb: number;
+  stdout: string;
+}
+
+/** Runs `logbook <args>` under GNU time: wall time and the peak RSS the kernel recorded. */
+export function runCli(args: string[], databaseUrl: string): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn('/usr/bin/time', ['-v', process.execPath, bin, ...args], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, LOGBOOK_QUIET: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
+      if (code !== 0 || rss === null) reject(new Error(`logbook ${args.join(' ')} failed (${code}):\n${stderr}`));
+      else resolve({ seconds, peakRssMb: Number(rss[1]) / 1024, stdout });
+    });
+  });
+}
+
+export function machine(): string {
+  return `nproc ${cpus().length}, Node ${process.version}, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`;
+}
+
+export function report(label: string, rows: number, seconds: number, bytes: number | null, extra = ''): number {
+  const rate = rows / seconds;
+  const mb = bytes === null ? '' : `, ${(bytes / 1024 / 1024 / seconds).toFixed(1)} MB/s`;
+  console.log(`${label.padEnd(44)} ${rows} rows in ${seconds.toFixed(2)} s: ${Math.round(rate)} rows/s${mb}${extra}`);
+  return rate;
+}
+
+/** `--name N` from the command line, else `fallback`. */
+export function countArgument(name: string, fallback: number): number {
+  const index = process.argv.indexOf(`--${name}`);
+  return index < 0 ? fallback : Number(process.argv[index + 1]);
+}
+
+export function label(count: number): string {
+  return count % 1_000_000 === 0 ? `${count / 1_000_000}m` : count % 1000 === 0 ? `${count / 1000}k` : String(count);
+}
+
+/** benchmarks/data/qsos-<count>.adi, generated when missing. */
+export async function ensureFile(count: number): Promise<string> {
+  const path = join(dataDir, `qsos-${label(count)}.adi`);
+  if (!existsSync(path)) {
+    console.log(`generating ${path}`);
+    await writeGeneratedAdif(path, count);
+  }
+  return path;
+}
+
+/** The rows the import would store, in COPY text with a leading station_id column: the ceiling's input. */
+async function writeCopyRows(db: pg.Pool, adifPath: string, stationId: number, copyPath: string): Promise<number> {
+  const options = { stationId, frequencyUnit: 'MHz' as const };
+  const processor = new RecordProcessor(await loadImportStation(db, stationId), options, null);
+  const prefix = `${stationId}\t`;
+  const withStation = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      callback(null, chunk.toString('utf8').replace(/^(?=.)/gm, prefix));
+    },
+  });
+  await pipeline(createReadStream(adifPath, { highWaterMark: 256 * 1024 }), new AdifRowsTransform(processor, 'adi', undefined), withStation, createWriteStream(copyPath));
+  return processor.staged;
+}
+
+/** Raw COPY of prepared rows into qso (all indexes, the foreign key), committed. */
+async function copyCeiling(db: pg.Pool, copyPath: string): Promise<number> {
+  const client = await db.connect();
+  try {
+    const columns = ['station_id', ...INSERT_COLUMNS.map((column) => column.name)].join(', ');
+    const started = process.hrtime.bigint();
+    await client.query('BEGIN');
+    await pipeline(createReadStream(copyPath, { highWaterMark: 256 * 1024 }), client.query(copyFrom(`COPY qso (${columns}) FROM STDIN`)));
+    await client.query('COMMIT');
+    return Number(process.hrtime.bigint() - started) / 1e9;
+  } finally {
+    client.release();
+  }
+}
+
+interface Observation {
+  locks: Set<string>;
+  maxWriteMs: number;
+  writes: number;
+}
+
+/**
+ * While an import runs: which locks its connection holds (polled from pg_locks), and how long a
+ * single QSO insert by another user into another location takes meanwhile.
+ */
+function observeImport(db: pg.Pool, otherStationId: number): { stop(): Promise<Observation> } {
+  const observation: Observation = { locks: new Set(), maxWriteMs: 0, writes: 0 };
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const { rows } = await db.query<{ lock: string }>(
+        `SELECT DISTINCT CASE WHEN l.locktype = 'advisory' THEN 'advisory lock'
+                              WHEN l.locktype = 'transactionid' THEN 'its own transaction id'
+                              WHEN c.relname IS NULL THEN 'relation created by the import (staging table, its TOAST)'
+                              WHEN c.relname LIKE 'qso%' THEN 'qso and its indexes'
+                              WHEN c.relname LIKE 'stations%' THEN 'stations and its indexes'
+                              ELSE c.relname END || ': ' || l.mode AS lock
+         FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+         LEFT JOIN pg_class c ON c.oid = l.relation
+         WHERE a.datname = current_database() AND a.pid <> pg_backend_pid() AND l.granted
+           AND l.locktype IN ('relation', 'advisory', 'transactionid')
+           AND (a.query LIKE 'COPY import_staging%' OR a.query LIKE '%INSERT INTO qso (station_id%import_staging%')`,
+      );
+      for (const row of rows) observation.locks.add(row.lock);
+      const started = process.hrtime.bigint();
+      const call = `DL${observation.writes}OBS`;
+      await insertOneQso(db, { CALL: call, QSO_DATE: '20240101', TIME_ON: '1200', BAND: '20m', MODE: 'CW' }, { stationId: otherStationId, frequencyUnit: 'MHz' });
+      observation.maxWriteMs = Math.max(observation.maxWriteMs, Number(process.hrtime.bigint() - started) / 1e6);
+      observation.writes++;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return observation;
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  console.log(machine());
+  const bigCount = countArgument('qsos', 1_000_000);
+  const smallCount = countArgument('small', 100_000);
+  const big = await ensureFile(bigCount);
+  const small = await ensureFile(smallCount);
+  const bigBytes = statSync(big).size;
+  const bench = await createBenchDatabase();
+  const pool = bench.db.pool;
+  try {
+    const ceilingStation = await bench.newStation('DL0CEIL');
+    const copyPath = join(dataDir, `qsos-${label(bigCount)}.copy`);
+    const rows = await writeCopyRows(pool, big, ceilingStation, copyPath);
+    await pool.query('CHECKPOINT');
+    const ceiling = report('ceiling: raw COPY into qso (all indexes)', rows, await copyCeiling(pool, copyPath), statSync(copyPath).size);
+    await pool.query('TRUNCATE qso CASCADE');
+    await pool.query('VACUUM ANALYZE qso');
+
+    const dry = await runCli(['import', big, '--station', String(ceilingStation), '--dry-run', '--json'], bench.db.url);
+    report('logbook import --dry-run (JavaScript only)', rows, dry.seconds, bigBytes, `, peak RSS ${dry.peakRssMb.toFixed(0)} MB`);
+
+    const station = await bench.newStation('DL0LOG');
+    const other = await bench.newStation('DL0OTH');
+    await pool.query('CHECKPOINT');
+    const observer = observeImport(pool, other);
+    const first = await runCli(['import', big, '--station', String(station), '--json'], bench.db.url);
+    const observed = await observer.stop();
+    const firstSummary = JSON.parse(first.stdout) as { imported: number; skipped: number };
+    const firstRate = report(`logbook import, ${label(bigCount)} QSOs into an empty location`, firstSummary.imported, first.seconds, bigBytes, `, peak RSS ${first.peakRssMb.toFixed(0)} MB`);
+    console.log(`  ratio to the ceiling: ${((firstRate / ceiling) * 100).toFixed(0)} %`);
+
+    await pool.query('CHECKPOINT');
+    const again = await runCli(['import', big, '--station', String(station), '--json'], bench.db.url);
+    const againSummary = JSON.parse(again.stdout) as { imported: number; skipped: number };
+    const againRate = report(`logbook import, same ${label(bigCount)} again (all duplicates)`, againSummary.skipped, again.seconds, bigBytes, `, peak RSS ${again.peakRssMb.toFixed(0)} MB`);
+    console.log(`  ratio to the ceiling: ${((againRate / ceiling) * 100).toFixed(0)} %; stored ${againSummary.imported}`);
+
+    const smallStation = await bench.newStation('DL0SML');
+    const smallRun = await runCli(['import', small, '--station', String(smallStation), '--json'], bench.db.url);
+    const smallSummary = JSON.parse(smallRun.stdout) as { imported: number };
+    report(`logbook import, ${label(smallCount)} QSOs into an empty location`, smallSummary.imported, smallRun.seconds, statSync(small).size, `, peak RSS ${smallRun.peakRssMb.toFixed(0)} MB`);
+    console.log(`  peak RSS ${label(bigCount)} / ${label(smallCount)}: ${((first.peakRssMb / smallRun.peakRssMb - 1) * 100).toFixed(0)} % more`);
+
+    console.log('during the first import:');
+    console.log(`  locks held by the import's connection: ${[...observed.locks].sort().join('; ')}`);
+    console.log(`  another user's single inserts: ${observed.writes}, slowest ${observed.maxWriteMs.toFixed(0)} ms`);
+    console.log(machine());
+  } finally {
+    await bench.drop();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();
