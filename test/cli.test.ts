@@ -1,5 +1,5 @@
 import t from 'tap';
-import { spawn, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,11 @@ t.test('operator command line', async (t) => {
   const db = await testDatabase(t);
   const env = { ...process.env, DATABASE_URL: db.url, LOGBOOK_QUIET: '1' };
   const run = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { env, encoding: 'utf8' });
+  const runAsync = (...args: string[]) =>
+    new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+      execFile(process.execPath, [bin, ...args], { env, encoding: 'utf8' }, (error, stdout, stderr) =>
+        resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }));
+    });
   const json = (...args: string[]) => {
     const result = run(...args, '--json');
     t.equal(result.status, 0, `${args.join(' ')}: ${result.stderr}`);
@@ -64,12 +69,14 @@ t.test('operator command line', async (t) => {
       [['station', 'add', '--user', 'abc', '--name', 'x', '--callsign', 'Y'], 2, /positive integer/],
       [['token', 'revoke'], 2, /wrong number of arguments/],
     ];
-    for (const [args, status, message] of cases) {
-      const result = run(...args, '--json');
+    // Independent of each other, so they run side by side.
+    const results = await Promise.all(cases.map(([args]) => runAsync(...args, '--json')));
+    cases.forEach(([args, status, message], i) => {
+      const result = results[i]!;
       t.equal(result.status, status, args.join(' '));
       t.match(result.stderr, message);
       t.equal(result.stdout, '', 'nothing on stdout');
-    }
+    });
   });
 
   t.test('club member remove', async (t) => {

@@ -1,6 +1,5 @@
 import { loadConfig } from '../config.js';
 import { migrate } from '../db/migrate.js';
-import { startServer } from '../server.js';
 import { UsageError, type Command } from './command.js';
 
 /** 0 asks the system for a free port (tests do). */
@@ -30,6 +29,8 @@ export const serveCommand: Command = {
     const port = parsePort(String(values.port ?? process.env.PORT ?? '8080'));
     const host = typeof values.host === 'string' ? values.host : '127.0.0.1';
     const db = await database();
+    // Loaded on demand: every other command starts faster without the whole HTTP app.
+    const { startServer } = await import('../server.js');
     const server = await startServer({ config, db, logger, port, host });
     logger.info('listening', { url: server.url });
     await new Promise<void>((resolve) => {

@@ -1,5 +1,4 @@
 import { loadConfig } from '../config.js';
-import { runWorker, workerOptionsFromCli } from '../worker/index.js';
 import { UsageError, type Command } from './command.js';
 
 /**
@@ -22,6 +21,8 @@ export const workerCommand: Command = {
     const argv = Object.entries(values)
       .filter(([name, value]) => name !== 'config' && typeof value === 'string')
       .flatMap(([name, value]) => [`--${name}`, value as string]);
+    // Loaded on demand: the native WebSocket module is only needed by this command.
+    const { runWorker, workerOptionsFromCli } = await import('../worker/index.js');
     let options;
     try {
       options = workerOptionsFromCli({ argv, config, logger });
