@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { startTestServer } from '../helpers/server.js';
 import { createClub } from '../helpers/fixtures.js';
 import { removeClubMember } from '../../lib/accounts/clubs.js';
-import { insertQsos } from '../confirmation/fixtures/qsos.js';
+import { insertQsos } from '../helpers/qsoRows.js';
 
 /**
  * The clubstation permission matrix: what members at level 3 and 6, an officer (9) and a member

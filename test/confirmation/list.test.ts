@@ -2,7 +2,7 @@ import t from 'tap';
 import { startTestServer } from '../helpers/server.js';
 import { createOperator } from '../helpers/fixtures.js';
 import { createStation } from '../../lib/accounts/stations.js';
-import { insertQsos } from './fixtures/qsos.js';
+import { insertQsos } from '../helpers/qsoRows.js';
 
 const ALL_TYPES = ['lotw', 'eqsl', 'qsl', 'qrz', 'clublog'];
 

@@ -2,7 +2,7 @@ import t from 'tap';
 import { startTestServer } from '../helpers/server.js';
 import { createClub, createOperator } from '../helpers/fixtures.js';
 import { parseAdif } from '../../lib/adif/tokenizer.js';
-import { insertQsos } from '../resources/qsoRows.js';
+import { insertQsos } from '../helpers/qsoRows.js';
 import { idsOf } from './helpers.js';
 
 const exportedCalls = (adif: string | null) => (adif === null ? [] : parseAdif(adif).records.map((r) => r.fields.CALL));

@@ -2,7 +2,7 @@ import t from 'tap';
 import { startTestServer } from '../helpers/server.js';
 import { createOperator } from '../helpers/fixtures.js';
 import type { EventPublisher } from '../../lib/services.js';
-import { insertQsos } from '../resources/qsoRows.js';
+import { insertQsos } from '../helpers/qsoRows.js';
 
 function recordingPublisher(): EventPublisher & { events: Array<{ topic: string; payload: unknown }> } {
   const events: Array<{ topic: string; payload: unknown }> = [];

@@ -2,7 +2,7 @@ import t from 'tap';
 import { startTestServer } from '../helpers/server.js';
 import { createOperator } from '../helpers/fixtures.js';
 import { parseAdif } from '../../lib/adif/tokenizer.js';
-import { insertQsos } from '../resources/qsoRows.js';
+import { insertQsos } from '../helpers/qsoRows.js';
 import { seedMany } from './helpers.js';
 
 /** The records of an export batch: id order is not in the document, so calls identify them. */

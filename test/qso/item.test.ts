@@ -3,7 +3,7 @@ import { startTestServer } from '../helpers/server.js';
 import { createOperator } from '../helpers/fixtures.js';
 import { createStation } from '../../lib/accounts/stations.js';
 import type { EventPublisher } from '../../lib/services.js';
-import { insertQsos } from '../resources/qsoRows.js';
+import { insertQsos } from '../helpers/qsoRows.js';
 
 /** Records what the API publishes for the live-update worker. */
 function recordingPublisher(): EventPublisher & { events: Array<{ topic: string; payload: unknown }> } {

@@ -2,7 +2,7 @@ import t from 'tap';
 import { startTestServer } from '../helpers/server.js';
 import { createOperator } from '../helpers/fixtures.js';
 import { createStation } from '../../lib/accounts/stations.js';
-import { insertQsos } from '../resources/qsoRows.js';
+import { insertQsos } from '../helpers/qsoRows.js';
 import { idsOf, seedMany } from './helpers.js';
 
 t.test('GET /api/v2/qso (JSON)', async (t) => {

@@ -3,7 +3,7 @@ import { startTestServer } from '../helpers/server.js';
 import { createClub, createOperator } from '../helpers/fixtures.js';
 import { createStation } from '../../lib/accounts/stations.js';
 import { contestResource } from '../../lib/http/v2/resources/contest/index.js';
-import { insertQsos } from './qsoRows.js';
+import { insertQsos } from '../helpers/qsoRows.js';
 
 const DATETIME = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/;
 

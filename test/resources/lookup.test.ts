@@ -3,7 +3,7 @@ import { startTestServer } from '../helpers/server.js';
 import { createClub, createOperator } from '../helpers/fixtures.js';
 import { createStation } from '../../lib/accounts/stations.js';
 import { lookupResource } from '../../lib/http/v2/resources/lookup/index.js';
-import { insertQsos } from './qsoRows.js';
+import { insertQsos } from '../helpers/qsoRows.js';
 
 /** SPEC "Lookup result" fields, in its order. */
 const PRIVATE_LOOKUP_FIELDS = [

@@ -4,7 +4,7 @@ import { createClub, createOperator } from '../helpers/fixtures.js';
 import { createUser } from '../../lib/accounts/users.js';
 import { createToken } from '../../lib/auth/tokens.js';
 import { stationResource } from '../../lib/http/v2/resources/station/index.js';
-import { insertQsos } from './qsoRows.js';
+import { insertQsos } from '../helpers/qsoRows.js';
 
 const home = { name: 'Portable', callsign: 'dl1abc/p', dxcc: 230, cq: 14, itu: 28, gridsquare: 'jo62qm', iota: 'eu-001', pota: 'de 0001' };
 

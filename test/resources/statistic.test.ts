@@ -4,7 +4,7 @@ import { createClub, createOperator } from '../helpers/fixtures.js';
 import { createStation } from '../../lib/accounts/stations.js';
 import { dxccEntities } from '../../lib/dxcc/entities.js';
 import { statisticResource } from '../../lib/http/v2/resources/statistic/index.js';
-import { insertQsos, utc } from './qsoRows.js';
+import { insertQsos, utc } from '../helpers/qsoRows.js';
 
 const DAY = 86_400_000;
 

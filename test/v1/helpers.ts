@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { createKey, type KeyRights } from '../../lib/auth/keys.js';
 import type { TestResponse, TestServer } from '../helpers/server.js';
+import { insertQsos, type QsoRow } from '../helpers/qsoRows.js';
 
 /** A v1 key of `userId` (the club for club keys, then `createdBy` is the member). */
 export function v1Key(db: pg.Pool, userId: number, rights: KeyRights = 'rw', createdBy = userId): Promise<string> {
@@ -19,22 +20,7 @@ export function post(server: TestServer, path: string, body: unknown): Promise<T
     : server.request(path, { method: 'POST', json: body });
 }
 
-export interface QsoRow {
-  station_id: number;
-  call: string;
-  time_on: string;
-  band?: string;
-  mode?: string;
-  [column: string]: unknown;
-}
-
-/** Stores a QSO row directly (the import engine is tested elsewhere); returns its id. */
+/** Stores one QSO row directly (the import engine is tested elsewhere); returns its id. */
 export async function insertQso(db: pg.Pool, row: QsoRow): Promise<number> {
-  const values = { band: '20m', mode: 'SSB', ...row };
-  const columns = Object.keys(values);
-  const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO qso (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id`,
-    Object.values(values),
-  );
-  return Number(rows[0]!.id);
+  return (await insertQsos(db, [row]))[0]!;
 }

@@ -8,7 +8,7 @@ import { foreignStationIds } from '../../../accounts/stations.js';
 import { importAdif } from '../../../import/pipeline.js';
 import type { ImportSummary } from '../../../import/types.js';
 import { OFFICER_LEVEL } from '../../v2/principal.js';
-import { publishQsoEvent } from '../../v2/resources/qso/events.js';
+import { publishQsoEvent } from '../../../qso/events.js';
 
 /**
  * Loggers put a line break after each `<eor>` inside the JSON string, which is not valid JSON;

@@ -12,7 +12,7 @@ import { findVisibleQso } from '../../../../qso/repository.js';
 import { qsoScope } from '../../../../qso/scope.js';
 import { presentQso } from '../../../../qso/present.js';
 import { readCreateBody, type AdifText } from './createBody.js';
-import { publishQsoEvent } from './events.js';
+import { publishQsoEvent } from '../../../../qso/events.js';
 import { ownedStation } from './scope.js';
 
 /**

@@ -1,7 +1,7 @@
 import { notFound } from '../../../errors.js';
 import type { Handler } from '../../resource.js';
 import { deleteVisibleQso } from '../../../../qso/repository.js';
-import { publishQsoEvent } from './events.js';
+import { publishQsoEvent } from '../../../../qso/events.js';
 import { qsoId, requestScope } from './scope.js';
 
 /** DELETE /qso/{id}: the QSO and what hangs on it (one cascading statement); 204 without a body. */

@@ -6,7 +6,7 @@ import { splitMode } from '../../../../adif/modes.js';
 import { DuplicateQsoError, findVisibleQso, updateVisibleQso } from '../../../../qso/repository.js';
 import { presentQso, type QsoRow } from '../../../../qso/present.js';
 import { frequencyValue, isPlainField, isSpecialField, plainValue, rejectField, textValue } from './patchFields.js';
-import { publishQsoEvent } from './events.js';
+import { publishQsoEvent } from '../../../../qso/events.js';
 import { ownedStation, qsoId, requestScope } from './scope.js';
 
 type Changes = Record<string, string | number | null>;

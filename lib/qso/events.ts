@@ -1,5 +1,5 @@
-import { stationTopic, userTopic } from '../../../../live/topics.js';
-import type { Services } from '../../../../services.js';
+import { stationTopic, userTopic } from '../live/topics.js';
+import type { Services } from '../services.js';
 
 /** What browsers watching a station location or a user's logbook learn about a change. */
 export type QsoEvent =
