@@ -2,29 +2,15 @@ import type pg from 'pg';
 import type { V1Call } from '../call.js';
 import { sendJson } from '../answer.js';
 import { authorizeKey } from '../keyAuth.js';
+import { qsoActivity, type QsoActivity } from '../../../statistics/qsoStatistics.js';
 
-interface Counts {
-  today: number;
-  month: number;
-  year: number;
-  total: number;
-}
+const NONE: QsoActivity = { today: 0, month: 0, year: 0, total: 0 };
 
-const NONE: Counts = { today: 0, month: 0, year: 0, total: 0 };
-
-/** QSO counts of the owner's active station location; days, months and years in UTC, like time_on. */
-async function activeLocationCounts(db: pg.Pool, userId: number): Promise<Counts> {
-  const { rows } = await db.query<Counts>(
-    `WITH now_utc AS (SELECT (now() AT TIME ZONE 'UTC') AS t)
-     SELECT count(*) FILTER (WHERE q.time_on >= date_trunc('day', t) AND q.time_on < date_trunc('day', t) + interval '1 day')::int AS today,
-            count(*) FILTER (WHERE q.time_on >= date_trunc('month', t) AND q.time_on < date_trunc('month', t) + interval '1 month')::int AS month,
-            count(*) FILTER (WHERE q.time_on >= date_trunc('year', t) AND q.time_on < date_trunc('year', t) + interval '1 year')::int AS year,
-            count(*)::int AS total
-       FROM now_utc, qso q JOIN stations s ON s.id = q.station_id
-      WHERE s.user_id = $1 AND s.active`,
-    [userId],
-  );
-  return rows[0] ?? NONE;
+/** QSO counts of the owner's active station location (the v2 statistic resource's aggregates). */
+async function activeLocationCounts(db: pg.Pool, userId: number): Promise<QsoActivity> {
+  const { rows } = await db.query<{ id: number }>('SELECT id FROM stations WHERE user_id = $1 AND active', [userId]);
+  if (!rows.length) return NONE;
+  return qsoActivity(db, { stationIds: rows.map((r) => r.id), operator: null });
 }
 
 /**
