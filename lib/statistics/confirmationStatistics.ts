@@ -4,6 +4,7 @@ import { scopeConditions, type QsoScope } from '../qso/scope.js';
 import { bandCondition, dateRangeConditions, modeCondition } from '../qso/filters.js';
 import { CONFIRMATION_TYPES, type ConfirmationType } from '../qso/confirmationTypes.js';
 import { byCountThenName } from './ranking.js';
+import type { ConfirmationFilters as ConfirmationListFilters } from '../confirmations/query.js';
 
 /**
  * Confirmation counts of a scope. A confirmation is a (QSO, type) pair, as in the confirmation
@@ -11,15 +12,8 @@ import { byCountThenName } from './ranking.js';
  * mode breakdowns each add up to `total`.
  */
 
-export interface ConfirmationFilters {
-  types: readonly ConfirmationType[];
-  /** Received on or after (per type, on that type's own received date). */
-  since: string | null;
-  qsoSince: string | null;
-  qsoUntil: string | null;
-  band: string | null;
-  mode: string | null;
-}
+/** The confirmation list's filters without the callsign (the scope is passed on its own). */
+export type ConfirmationFilters = Omit<ConfirmationListFilters, 'scope' | 'callsign'>;
 
 export interface ConfirmationStatistics {
   counts: Partial<Record<ConfirmationType, number>>;
