@@ -108,12 +108,13 @@ t.test('ADIF export', async (t) => {
     const closed = new Writable({ write: (_chunk, _encoding, callback) => callback() });
     closed.destroy();
     await t.rejects(exportAdifStream(pool, all, closed), /closed/);
+    const big = 'x'.repeat(2 * 1024 * 1024);
     const stalled = new Writable({ highWaterMark: 1, write: () => undefined });
-    const waiting = writeWithBackPressure(stalled, 'x'.repeat(10));
+    const waiting = writeWithBackPressure(stalled, big);
     stalled.destroy();
     await t.rejects(waiting, /closed before the export ended/);
     const failing = new Writable({ highWaterMark: 1, write: () => undefined });
-    const failed = writeWithBackPressure(failing, 'x'.repeat(10));
+    const failed = writeWithBackPressure(failing, big);
     failing.destroy(new Error('EPIPE'));
     await t.rejects(failed, /EPIPE/);
     t.match(await exportText(pool, all), { exported: 3 }, 'connections are fine afterwards');
