@@ -114,7 +114,7 @@ t.test('import transactions', async (t) => {
     const pid = await copyBackend(pool);
     await pool.query('SELECT pg_terminate_backend($1)', [pid]);
     upload.finish(records('DL5G', 50));
-    await t.rejects(importing, /terminat|Connection|closed/i);
+    await t.rejects(importing, /terminat|Connection|closed|EPIPE|ECONNRESET/i, 'a severed connection fails the import (the error depends on when the write noticed)');
     t.equal(await qsoCount(pool, op.stationId), 0);
   });
 
