@@ -54,11 +54,18 @@ export function fillDxcc(qso: NormalizedQso): void {
 
 /**
  * What the location and the caller impose: STATION_CALLSIGN from the location when the record
- * has none, and the forced OPERATOR of a club member below officer level.
+ * has none, the forced OPERATOR of a club member below officer level, and the default OPERATOR
+ * where the record names none or only the station itself.
  */
-export function fillStation(qso: NormalizedQso, station: ImportStation, operator: string | null | undefined): void {
+export function fillStation(
+  qso: NormalizedQso,
+  station: ImportStation,
+  operator: string | null | undefined,
+  defaultOperator: string | null = null,
+): void {
   qso.fields.station_callsign ??= station.callsign;
   if (operator) qso.fields.operator = operator;
+  else if (defaultOperator && (!qso.fields.operator || qso.fields.operator === station.callsign)) qso.fields.operator = defaultOperator;
 }
 
 /**

@@ -51,7 +51,7 @@ export async function insertOneQso(
     if (mismatch !== null) return { rejected: [mismatch] };
   }
   fillDxcc(qso);
-  fillStation(qso, station, options.operator);
+  fillStation(qso, station, options.operator, options.defaultOperator);
   const key = [qso.call, qso.timeOn, qso.band, qso.mode];
   const { rows } = await db.query<{ id: string | number | null; duplicate_of: string | number | null }>(INSERT_SQL, [
     station.id,

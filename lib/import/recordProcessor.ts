@@ -61,7 +61,7 @@ export class RecordProcessor {
       return null;
     }
     fillDxcc(qso);
-    fillStation(qso, this.station, this.options.operator);
+    fillStation(qso, this.station, this.options.operator, this.options.defaultOperator);
     this.staged++;
     return formatCopyRow(rowValues(qso, this.row));
   }

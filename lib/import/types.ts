@@ -11,6 +11,11 @@ export interface ImportOptions {
   dryRun?: boolean;
   /** Forced OPERATOR (a club member below officer level logs as themself). */
   operator?: string | null;
+  /**
+   * OPERATOR for records that name none, or name the station's own callsign (a club key of an
+   * officer: the QSO was made by that member, not by "the club").
+   */
+  defaultOperator?: string | null;
   /** v1 api/qso: skip (and report) records whose STATION_CALLSIGN differs from the location's callsign. */
   checkStationCallsign?: boolean;
   /** Called as input is consumed (per chunk of an ADIF document, per batch of JSON records). */

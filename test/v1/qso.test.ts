@@ -132,6 +132,25 @@ t.test('api/qso', async (t) => {
     t.same(rows, [{ call: 'PA1AA', operator: 'DL6MEM' }, { call: 'PA1AB', operator: 'DL6MEM' }]);
   });
 
+  t.test('club keys: records of an officer without an operator (or naming the club) get the officer', async (t) => {
+    const club = await createClub(db, 'DL0OFF');
+    const officer = await club.memberToken(9, 'DL9OFF');
+    const officerKey = await v1Key(db, club.clubId, 'rw', officer.userId);
+    const res = await post(server, '/api/qso', {
+      key: officerKey, station_profile_id: club.clubStationId, type: 'adif',
+      string: '<call:5>PA2AA<band:3>20m<mode:3>SSB<qso_date:8>20240308<time_on:4>1000<operator:6>DL0OFF<eor>'
+        + '<call:5>PA2AB<band:3>20m<mode:3>SSB<qso_date:8>20240308<time_on:4>1001<eor>'
+        + '<call:5>PA2AC<band:3>20m<mode:3>SSB<qso_date:8>20240308<time_on:4>1002<operator:6>DL7GST<eor>',
+    });
+    t.equal(res.status, 201);
+    const { rows } = await db.query('SELECT call, operator FROM qso WHERE station_id = $1 ORDER BY call', [club.clubStationId]);
+    t.same(rows, [
+      { call: 'PA2AA', operator: 'DL9OFF' },
+      { call: 'PA2AB', operator: 'DL9OFF' },
+      { call: 'PA2AC', operator: 'DL7GST' },
+    ], 'a named guest operator is kept');
+  });
+
   t.test('error answers', async (t) => {
     const wrongJson = await post(server, '/api/qso', '{"key":"x","string":"<call:3>ABC\n<eor>"}');
     t.equal(wrongJson.status, 200);

@@ -25,6 +25,11 @@ function forcedOperator(key: KeyHolder): string | null {
   return key.club && key.club.level < OFFICER_LEVEL ? key.club.callsign : null;
 }
 
+/** An officer's records keep their OPERATOR; an empty one (or the club's own call) becomes the officer's. */
+function defaultOperator(key: KeyHolder): string | null {
+  return key.club && key.club.level >= OFFICER_LEVEL ? key.club.callsign : null;
+}
+
 /**
  * The summary's messages, plus one line for skipped duplicates (they are not errors: sync
  * clients resend QSOs and must not see a failure for that). `[""]` when there is nothing to
@@ -63,6 +68,7 @@ export const qsoCall: V1Call = {
       checkStationCallsign: true,
       dryRun,
       operator: forcedOperator(key),
+      defaultOperator: defaultOperator(key),
     });
     if (summary.imported > 0) publishQsoEvent(services, key.userId, { type: 'qso_imported', station_id: stationId, imported: summary.imported });
     const ok = summary.failed === 0;
