@@ -7,10 +7,10 @@
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/confirmation.ts [--qsos 1000000] [--runs 100] [--keep]
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { buildConfig } from '../lib/config.js';
 import { createLogger } from '../lib/log.js';
-import { openDatabase } from '../lib/db/database.js';
+import { numberOption, percentile, scratchDatabase, secondsSince } from './lib/scratch.js';
 import { startServer } from '../lib/server.js';
 import { createUser } from '../lib/accounts/users.js';
 import { createStation } from '../lib/accounts/stations.js';
@@ -18,28 +18,13 @@ import { createToken } from '../lib/auth/tokens.js';
 import { listConfirmations, type ConfirmationFilters } from '../lib/confirmations/query.js';
 import { CONFIRMATION_KEYS } from '../lib/qso/confirmationTypes.js';
 
-function option(name: string, fallback: number): number {
-  const at = process.argv.indexOf(`--${name}`);
-  return at > 0 ? Number(process.argv[at + 1]) : fallback;
-}
-const QSOS = option('qsos', 1_000_000);
-const RUNS = option('runs', 100);
-const KEEP = process.argv.includes('--keep');
+const QSOS = numberOption('qsos', 1_000_000);
+const RUNS = numberOption('runs', 100);
 
-const serverUrl = process.env.DATABASE_URL;
-if (!serverUrl) throw new Error('set DATABASE_URL to a PostgreSQL server the benchmark may create a database on');
-const dbName = `logbook_bench_confirmation_${process.pid}`;
-const dbUrl = new URL(serverUrl);
-dbUrl.pathname = `/${dbName}`;
-
-const admin = new pg.Client({ connectionString: serverUrl });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${dbName}`);
-const logger = createLogger({}, true);
-const database = await openDatabase({ logger, url: dbUrl.toString() });
+const database = await scratchDatabase('confirmation');
 const db = database.pool;
 
-const seconds = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
+const seconds = secondsSince;
 
 // --- the log --------------------------------------------------------------------------------
 const userId = await createUser(db, { username: 'bench', callsign: 'DL1BEN' });
@@ -114,7 +99,7 @@ console.log('\nEXPLAIN, page 1 (per_page 100):\n' + (await explain(100, 0)));
 console.log('\nEXPLAIN, page 1000 (per_page 100, offset 99,900):\n' + (await explain(100, 99_900)));
 
 // --- latency over HTTP ----------------------------------------------------------------------
-const server = await startServer({ config: buildConfig({}), db: database, logger, port: 0, host: '127.0.0.1' });
+const server = await startServer({ config: buildConfig({}), db: database, logger: createLogger({}, true), port: 0, host: '127.0.0.1' });
 const { rows: [busy] } = await db.query<{ call: string }>('SELECT call FROM qso GROUP BY call ORDER BY count(*) DESC LIMIT 1');
 const scenarios: Array<[string, string]> = [
   ['page 1 (per_page 100)', ''],
@@ -130,7 +115,6 @@ const scenarios: Array<[string, string]> = [
   ['qso_since/qso_until (one month)', '?qso_since=2020-03-01&qso_until=2020-03-31'],
 ];
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 console.log(`\n| scenario | rows / total | p50 ms | p99 ms |\n|---|---|---|---|`);
 for (const [label, query] of scenarios) {
   const get = async () => {
@@ -152,7 +136,4 @@ for (const [label, query] of scenarios) {
 }
 
 await server.close();
-await database.close();
-if (KEEP) console.log(`\nkept database ${dbName}`);
-else await admin.query(`DROP DATABASE ${dbName} WITH (FORCE)`);
-await admin.end();
+await database.dispose();

@@ -10,10 +10,9 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/qso-list.ts \
  *     [--qsos 1000000] [--runs 50] [--clients 32] [--seconds 10] [--explain] [--keep]
  */
-import pg from 'pg';
 import { buildConfig } from '../lib/config.js';
 import { createLogger } from '../lib/log.js';
-import { openDatabase } from '../lib/db/database.js';
+import { numberOption, percentile, scratchDatabase, secondsSince } from './lib/scratch.js';
 import { startServer } from '../lib/server.js';
 import { createUser } from '../lib/accounts/users.js';
 import { createStation } from '../lib/accounts/stations.js';
@@ -22,30 +21,15 @@ import type { Principal } from '../lib/http/v2/principal.js';
 import type { RequestContext } from '../lib/http/v2/resource.js';
 import { countSql, pageSql, parseListQuery } from '../lib/http/v2/resources/qso/listQuery.js';
 
-function option(name: string, fallback: number): number {
-  const at = process.argv.indexOf(`--${name}`);
-  return at > 0 ? Number(process.argv[at + 1]) : fallback;
-}
-const QSOS = option('qsos', 1_000_000);
-const RUNS = option('runs', 50);
-const CLIENTS = option('clients', 32);
-const CREATE_SECONDS = option('seconds', 10);
+const QSOS = numberOption('qsos', 1_000_000);
+const RUNS = numberOption('runs', 50);
+const CLIENTS = numberOption('clients', 32);
+const CREATE_SECONDS = numberOption('seconds', 10);
 const EXPLAIN = process.argv.includes('--explain');
-const KEEP = process.argv.includes('--keep');
 
-const serverUrl = process.env.DATABASE_URL;
-if (!serverUrl) throw new Error('set DATABASE_URL to a PostgreSQL server the benchmark may create a database on');
-const dbName = `logbook_bench_qso_${process.pid}`;
-const dbUrl = new URL(serverUrl);
-dbUrl.pathname = `/${dbName}`;
-
-const admin = new pg.Client({ connectionString: serverUrl });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${dbName}`);
-const logger = createLogger({}, true);
-const database = await openDatabase({ logger, url: dbUrl.toString() });
+const database = await scratchDatabase('qso');
 const db = database.pool;
-const seconds = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
+const seconds = secondsSince;
 
 // --- the logs -------------------------------------------------------------------------------
 const ownerId = await createUser(db, { username: 'owner', callsign: 'DL1OWN' });
@@ -121,8 +105,7 @@ if (EXPLAIN) {
 }
 
 // --- list latency over HTTP -----------------------------------------------------------------
-const server = await startServer({ config: buildConfig({}), db: database, logger, port: 0, host: '127.0.0.1' });
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const server = await startServer({ config: buildConfig({}), db: database, logger: createLogger({}, true), port: 0, host: '127.0.0.1' });
 const headers = { authorization: `Bearer ${token}` };
 
 console.log(`\n| scenario | rows / total | p50 ms | p99 ms | rows/s at p50 |\n|---|---|---|---|---|`);
@@ -180,7 +163,4 @@ console.log(
 console.log(`peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB (server and clients in one process)`);
 
 await server.close();
-await database.close();
-if (KEEP) console.log(`\nkept database ${dbName}`);
-else await admin.query(`DROP DATABASE ${dbName} WITH (FORCE)`);
-await admin.end();
+await database.dispose();
