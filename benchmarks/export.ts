@@ -66,7 +66,7 @@ async function main(): Promise<void> {
     const smallOut = join(dataDir, `export-${label(smallCount)}.adi`);
     const small = await runCli(['export', '--station', String(smallStation), '-o', smallOut], bench.db.url);
     report(`logbook export, ${label(smallCount)} QSOs to a file`, smallCount, small.seconds, statSync(smallOut).size, `, peak RSS ${small.peakRssMb.toFixed(0)} MB`);
-    console.log(`  peak RSS ${label(bigCount)} / ${label(smallCount)}: ${((big.peakRssMb / small.peakRssMb - 1) * 100).toFixed(0)} % more`);
+    console.log(`  peak RSS ${label(bigCount)} against ${label(smallCount)}: ${((big.peakRssMb / small.peakRssMb - 1) * 100).toFixed(0)} %`);
     unlinkSync(smallOut);
     console.log(machine());
   } finally {

@@ -241,7 +241,7 @@ async function main(): Promise<void> {
     const smallRun = await runCli(['import', small, '--station', String(smallStation), '--json'], bench.db.url);
     const smallSummary = JSON.parse(smallRun.stdout) as { imported: number };
     report(`logbook import, ${label(smallCount)} QSOs into an empty location`, smallSummary.imported, smallRun.seconds, statSync(small).size, `, peak RSS ${smallRun.peakRssMb.toFixed(0)} MB`);
-    console.log(`  peak RSS ${label(bigCount)} / ${label(smallCount)}: ${((first.peakRssMb / smallRun.peakRssMb - 1) * 100).toFixed(0)} % more`);
+    console.log(`  peak RSS ${label(bigCount)} against ${label(smallCount)}: ${((first.peakRssMb / smallRun.peakRssMb - 1) * 100).toFixed(0)} %`);
 
     console.log('during the first import:');
     console.log(`  locks held by the import's connection: ${[...observed.locks].sort().join('; ')}`);

@@ -61,7 +61,7 @@ const ROWS_PER_BATCH = 25_000;
  * COPY text the writer queues while PostgreSQL moves a batch: the reader and normaliser keep
  * working meanwhile instead of waiting, and memory stays bounded.
  */
-const QUEUED_BYTES = 16 * 1024 * 1024;
+const QUEUED_BYTES = 8 * 1024 * 1024;
 const NEWLINE = 0x0a;
 
 function countRows(chunk: Buffer): number {
