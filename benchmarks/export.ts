@@ -15,7 +15,8 @@ import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { EXPORT_SELECT_LIST } from '../lib/export/adifRecord.js';
-import { countArgument, createBenchDatabase, dataDir, ensureFile, label, machine, report, runCli } from './import.js';
+import { dataDir, ensureFile, label, machine, newStation, report, runCli } from './import.js';
+import { numberOption, scratchDatabase } from './lib/scratch.js';
 
 /** Seconds and bytes of a COPY … TO STDOUT, its output counted and dropped. */
 async function copyOut(pool: pg.Pool, sql: string): Promise<{ seconds: number; bytes: number }> {
@@ -37,15 +38,15 @@ async function copyOut(pool: pg.Pool, sql: string): Promise<{ seconds: number; b
 
 async function main(): Promise<void> {
   console.log(machine());
-  const bigCount = countArgument('qsos', 1_000_000);
-  const smallCount = countArgument('small', 100_000);
-  const bench = await createBenchDatabase();
-  const pool = bench.db.pool;
+  const bigCount = numberOption('qsos', 1_000_000);
+  const smallCount = numberOption('small', 100_000);
+  const db = await scratchDatabase('export');
+  const pool = db.pool;
   try {
-    const station = await bench.newStation('DL0LOG');
-    const smallStation = await bench.newStation('DL0SML');
-    await runCli(['import', await ensureFile(bigCount), '--station', String(station)], bench.db.url);
-    await runCli(['import', await ensureFile(smallCount), '--station', String(smallStation)], bench.db.url);
+    const station = await newStation(db, 'DL0LOG');
+    const smallStation = await newStation(db, 'DL0SML');
+    await runCli(['import', await ensureFile(bigCount), '--station', String(station)], db.url);
+    await runCli(['import', await ensureFile(smallCount), '--station', String(smallStation)], db.url);
     await pool.query('VACUUM ANALYZE qso');
     const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM qso WHERE station_id = $1', [station]);
     const count = rows[0]!.n;
@@ -58,19 +59,19 @@ async function main(): Promise<void> {
     report('for reference: the export query alone', all, sameColumns.seconds, sameColumns.bytes);
 
     const out = join(dataDir, `export-${label(bigCount)}.adi`);
-    const big = await runCli(['export', '--station', String(station), '-o', out], bench.db.url);
+    const big = await runCli(['export', '--station', String(station), '-o', out], db.url);
     const rate = report(`logbook export, ${label(bigCount)} QSOs to a file`, count, big.seconds, statSync(out).size, `, peak RSS ${big.peakRssMb.toFixed(0)} MB`);
     console.log(`  ratio to the ceiling: ${((rate / ceiling) * 100).toFixed(0)} %`);
     unlinkSync(out);
 
     const smallOut = join(dataDir, `export-${label(smallCount)}.adi`);
-    const small = await runCli(['export', '--station', String(smallStation), '-o', smallOut], bench.db.url);
+    const small = await runCli(['export', '--station', String(smallStation), '-o', smallOut], db.url);
     report(`logbook export, ${label(smallCount)} QSOs to a file`, smallCount, small.seconds, statSync(smallOut).size, `, peak RSS ${small.peakRssMb.toFixed(0)} MB`);
     console.log(`  peak RSS ${label(bigCount)} against ${label(smallCount)}: ${((big.peakRssMb / small.peakRssMb - 1) * 100).toFixed(0)} %`);
     unlinkSync(smallOut);
     console.log(machine());
   } finally {
-    await bench.drop();
+    await db.dispose();
   }
 }
 

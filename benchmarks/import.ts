@@ -9,61 +9,33 @@
  * Data: benchmarks/data/qsos-1m.adi and qsos-100k.adi, generated when missing.
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync, statSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
-import pg from 'pg';
+import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { createStation } from '../lib/accounts/stations.js';
 import { createUser } from '../lib/accounts/users.js';
-import { openDatabase, type Database } from '../lib/db/database.js';
+import type { Database } from '../lib/db/database.js';
 import { loadImportStation } from '../lib/import/enrich.js';
 import { insertOneQso } from '../lib/import/insertOne.js';
 import { RecordProcessor } from '../lib/import/recordProcessor.js';
 import { AdifRowsTransform } from '../lib/import/rowStreams.js';
 import { INSERT_COLUMNS } from '../lib/import/rowValues.js';
-import { createLogger } from '../lib/log.js';
 import { writeGeneratedAdif } from './generate-adif.js';
+import { numberOption, scratchDatabase } from './lib/scratch.js';
 
 const root = join(import.meta.dirname, '..');
 export const dataDir = join(root, 'benchmarks', 'data');
 const bin = join(root, 'bin', 'logbook.js');
 
-export interface BenchDatabase {
-  db: Database;
-  /** A new user with one station location; returns the location's id. */
-  newStation(callsign: string): Promise<number>;
-  drop(): Promise<void>;
-}
-
-/** A fresh, migrated database on the DATABASE_URL server, dropped by drop(). */
-export async function createBenchDatabase(): Promise<BenchDatabase> {
-  const serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) throw new Error('set DATABASE_URL to a PostgreSQL server (a database is created and dropped on it)');
-  const name = `logbook_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const db = await openDatabase({ logger: createLogger({}, true), url: url.toString() });
-  let users = 0;
-  return {
-    db,
-    async newStation(callsign) {
-      const userId = await createUser(db.pool, { username: `bench${++users}`, callsign });
-      return createStation(db.pool, { userId, name: callsign, callsign, gridsquare: 'JO62QM' });
-    },
-    async drop() {
-      await db.close();
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
-    },
-  };
+/** A user with one station location in `db`; returns the location's id. */
+export async function newStation(db: Database, callsign: string): Promise<number> {
+  const userId = await createUser(db.pool, { username: `bench-${callsign.toLowerCase()}`, callsign });
+  return createStation(db.pool, { userId, name: callsign, callsign, gridsquare: 'JO62QM' });
 }
 
 export interface CliRun {
@@ -103,12 +75,6 @@ export function report(label: string, rows: number, seconds: number, bytes: numb
   const mb = bytes === null ? '' : `, ${(bytes / 1024 / 1024 / seconds).toFixed(1)} MB/s`;
   console.log(`${label.padEnd(44)} ${rows} rows in ${seconds.toFixed(2)} s: ${Math.round(rate)} rows/s${mb}${extra}`);
   return rate;
-}
-
-/** `--name N` from the command line, else `fallback`. */
-export function countArgument(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  return index < 0 ? fallback : Number(process.argv[index + 1]);
 }
 
 export function label(count: number): string {
@@ -202,15 +168,15 @@ function observeImport(db: pg.Pool, otherStationId: number): { stop(): Promise<O
 
 async function main(): Promise<void> {
   console.log(machine());
-  const bigCount = countArgument('qsos', 1_000_000);
-  const smallCount = countArgument('small', 100_000);
+  const bigCount = numberOption('qsos', 1_000_000);
+  const smallCount = numberOption('small', 100_000);
   const big = await ensureFile(bigCount);
   const small = await ensureFile(smallCount);
   const bigBytes = statSync(big).size;
-  const bench = await createBenchDatabase();
-  const pool = bench.db.pool;
+  const db = await scratchDatabase('import');
+  const pool = db.pool;
   try {
-    const ceilingStation = await bench.newStation('DL0CEIL');
+    const ceilingStation = await newStation(db, 'DL0CEIL');
     const copyPath = join(dataDir, `qsos-${label(bigCount)}.copy`);
     const rows = await writeCopyRows(pool, big, ceilingStation, copyPath);
     await pool.query('CHECKPOINT');
@@ -218,27 +184,27 @@ async function main(): Promise<void> {
     await pool.query('TRUNCATE qso CASCADE');
     await pool.query('VACUUM ANALYZE qso');
 
-    const dry = await runCli(['import', big, '--station', String(ceilingStation), '--dry-run', '--json'], bench.db.url);
+    const dry = await runCli(['import', big, '--station', String(ceilingStation), '--dry-run', '--json'], db.url);
     report('logbook import --dry-run (JavaScript only)', rows, dry.seconds, bigBytes, `, peak RSS ${dry.peakRssMb.toFixed(0)} MB`);
 
-    const station = await bench.newStation('DL0LOG');
-    const other = await bench.newStation('DL0OTH');
+    const station = await newStation(db, 'DL0LOG');
+    const other = await newStation(db, 'DL0OTH');
     await pool.query('CHECKPOINT');
     const observer = observeImport(pool, other);
-    const first = await runCli(['import', big, '--station', String(station), '--json'], bench.db.url);
+    const first = await runCli(['import', big, '--station', String(station), '--json'], db.url);
     const observed = await observer.stop();
     const firstSummary = JSON.parse(first.stdout) as { imported: number; skipped: number };
     const firstRate = report(`logbook import, ${label(bigCount)} QSOs into an empty location`, firstSummary.imported, first.seconds, bigBytes, `, peak RSS ${first.peakRssMb.toFixed(0)} MB`);
     console.log(`  ratio to the ceiling: ${((firstRate / ceiling) * 100).toFixed(0)} %`);
 
     await pool.query('CHECKPOINT');
-    const again = await runCli(['import', big, '--station', String(station), '--json'], bench.db.url);
+    const again = await runCli(['import', big, '--station', String(station), '--json'], db.url);
     const againSummary = JSON.parse(again.stdout) as { imported: number; skipped: number };
     const againRate = report(`logbook import, same ${label(bigCount)} again (all duplicates)`, againSummary.skipped, again.seconds, bigBytes, `, peak RSS ${again.peakRssMb.toFixed(0)} MB`);
     console.log(`  ratio to the ceiling: ${((againRate / ceiling) * 100).toFixed(0)} %; stored ${againSummary.imported}`);
 
-    const smallStation = await bench.newStation('DL0SML');
-    const smallRun = await runCli(['import', small, '--station', String(smallStation), '--json'], bench.db.url);
+    const smallStation = await newStation(db, 'DL0SML');
+    const smallRun = await runCli(['import', small, '--station', String(smallStation), '--json'], db.url);
     const smallSummary = JSON.parse(smallRun.stdout) as { imported: number };
     report(`logbook import, ${label(smallCount)} QSOs into an empty location`, smallSummary.imported, smallRun.seconds, statSync(small).size, `, peak RSS ${smallRun.peakRssMb.toFixed(0)} MB`);
     console.log(`  peak RSS ${label(bigCount)} against ${label(smallCount)}: ${((first.peakRssMb / smallRun.peakRssMb - 1) * 100).toFixed(0)} %`);
@@ -248,7 +214,7 @@ async function main(): Promise<void> {
     console.log(`  another user's single inserts: ${observed.writes}, slowest ${observed.maxWriteMs.toFixed(0)} ms`);
     console.log(machine());
   } finally {
-    await bench.drop();
+    await db.dispose();
   }
 }
 
