@@ -18,7 +18,7 @@ export interface ImportOptions {
   defaultOperator?: string | null;
   /** v1 api/qso: skip (and report) records whose STATION_CALLSIGN differs from the location's callsign. */
   checkStationCallsign?: boolean;
-  /** Called as input is consumed (per chunk of an ADIF document, per batch of JSON records). */
+  /** Called as input is consumed (per chunk of an ADIF document, per batch of JSON records; `bytes` is 0 for JSON records). */
   onProgress?: (progress: { records: number; bytes: number }) => void;
 }
 
