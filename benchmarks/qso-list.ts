@@ -12,7 +12,7 @@
  */
 import { buildConfig } from '../lib/config.js';
 import { createLogger } from '../lib/log.js';
-import { numberOption, percentile, scratchDatabase, secondsSince } from './lib/scratch.js';
+import { measureList, numberOption, percentile, scratchDatabase, secondsSince } from './lib/scratch.js';
 import { startServer } from '../lib/server.js';
 import { createUser } from '../lib/accounts/users.js';
 import { createStation } from '../lib/accounts/stations.js';
@@ -110,23 +110,8 @@ const headers = { authorization: `Bearer ${token}` };
 
 console.log(`\n| scenario | rows / total | p50 ms | p99 ms | rows/s at p50 |\n|---|---|---|---|---|`);
 for (const [label, query] of scenarios) {
-  const get = async () => {
-    const response = await fetch(`${server.url}/api/v2/qso${query}`, { headers });
-    const body = (await response.json()) as { meta: { count: number; total: number } };
-    if (response.status !== 200) throw new Error(`${label}: HTTP ${response.status}`);
-    return body.meta;
-  };
-  let meta = await get();
-  for (let i = 0; i < 2; i++) meta = await get();
-  const times: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const begin = process.hrtime.bigint();
-    await get();
-    times.push(seconds(begin) * 1000);
-  }
-  times.sort((a, b) => a - b);
-  const p50 = percentile(times, 50);
-  console.log(`| ${label} | ${meta.count} / ${meta.total} | ${p50.toFixed(1)} | ${percentile(times, 99).toFixed(1)} | ${Math.round((meta.count * 1000) / p50)} |`);
+  const { meta, p50, p99 } = await measureList(`${server.url}/api/v2/qso${query}`, headers, RUNS);
+  console.log(`| ${label} | ${meta.count} / ${meta.total} | ${p50.toFixed(1)} | ${p99.toFixed(1)} | ${Math.round((meta.count * 1000) / p50)} |`);
 }
 
 // --- single creates with the duplicate check ------------------------------------------------

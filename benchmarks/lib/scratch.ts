@@ -47,3 +47,32 @@ export async function scratchDatabase(label: string): Promise<ScratchDatabase> {
     },
   };
 }
+
+export interface LatencyResult {
+  meta: { count: number; total: number };
+  p50: number;
+  p99: number;
+}
+
+/**
+ * Latency of one list request over HTTP: a few warm-up calls, then `runs` timed ones in
+ * sequence; p50/p99 in milliseconds and the last answer's pagination meta.
+ */
+export async function measureList(url: string, headers: Record<string, string>, runs: number, warmups = 3): Promise<LatencyResult> {
+  const get = async () => {
+    const response = await fetch(url, { headers });
+    const body = (await response.json()) as { meta: { count: number; total: number } };
+    if (response.status !== 200) throw new Error(`${url}: HTTP ${response.status}`);
+    return body.meta;
+  };
+  let meta = await get();
+  for (let i = 1; i < warmups; i++) meta = await get();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const begin = process.hrtime.bigint();
+    await get();
+    times.push(secondsSince(begin) * 1000);
+  }
+  times.sort((a, b) => a - b);
+  return { meta, p50: percentile(times, 50), p99: percentile(times, 99) };
+}
