@@ -19,7 +19,7 @@ export type ToClient =
   | { type: 'exit' };
 
 export type FromClient =
-  | { type: 'ready'; connected: number; failed: number }
+  | { type: 'ready'; connected: number; failureReasons: string[] }
   | { type: 'reset_done' }
   | { type: 'result'; latencies: number[]; delivered: number; unexpectedCloses: number; open: number };
 
@@ -32,7 +32,8 @@ let delivered = 0;
 let unexpectedCloses = 0;
 let stopping = false;
 
-function open({ port, topic }: SocketAssignment, secret: string): Promise<boolean> {
+/** Opens and authenticates one socket; resolves `true`, or the reason it failed (so a missing socket is explained). */
+function open({ port, topic }: SocketAssignment, secret: string): Promise<true | string> {
   return new Promise((resolve) => {
     const ws = new WebSocket(`ws://127.0.0.1:${port}/ws?topic=${topic}`, { perMessageDeflate: false });
     let authenticated = false;
@@ -41,15 +42,15 @@ function open({ port, topic }: SocketAssignment, secret: string): Promise<boolea
       if (!authenticated) {
         authenticated = data.toString() === '{"type":"auth_ok"}';
         if (authenticated) sockets.push(ws);
-        return resolve(authenticated);
+        return resolve(authenticated || `first frame ${data.toString()}`);
       }
       const frame = JSON.parse(data.toString()) as { payload: { t: number } };
       latencies.push(Math.round((now() - frame.payload.t) * 100) / 100);
       delivered++;
     });
-    ws.on('error', () => resolve(false));
-    ws.on('close', () => {
-      if (!authenticated) resolve(false);
+    ws.on('error', (error) => resolve(`error ${error.message}`));
+    ws.on('close', (code) => {
+      if (!authenticated) resolve(`closed ${code} before auth_ok`);
       else if (!stopping) unexpectedCloses++;
     });
   });
@@ -58,16 +59,17 @@ function open({ port, topic }: SocketAssignment, secret: string): Promise<boolea
 async function connectAll(assignments: SocketAssignment[], secret: string, concurrency: number): Promise<void> {
   let next = 0;
   let connected = 0;
-  let failed = 0;
+  const failureReasons: string[] = [];
   async function lane(): Promise<void> {
     while (next < assignments.length) {
       const assignment = assignments[next++]!;
-      if (await open(assignment, secret)) connected++;
-      else failed++;
+      const outcome = await open(assignment, secret);
+      if (outcome === true) connected++;
+      else failureReasons.push(`${assignment.topic}: ${outcome}`);
     }
   }
   await Promise.all(Array.from({ length: concurrency }, lane));
-  send({ type: 'ready', connected, failed });
+  send({ type: 'ready', connected, failureReasons });
 }
 
 process.on('message', (message: ToClient) => {

@@ -170,6 +170,8 @@ interface Result {
   scenario: Scenario;
   run: number;
   connections: number;
+  /** Why the sockets that never reached auth_ok failed (empty when all opened). */
+  failedToOpen: string[];
   connectSeconds: number;
   publishesPerSecond: number;
   publishFailures: number;
@@ -221,6 +223,8 @@ async function runScenario(scenario: Scenario, run: number, redis: TestRedis | n
   const connectSeconds = (performance.now() - connectStarted) / 1000;
   const connections = ready.reduce((sum, r) => sum + r.connected, 0);
   const afterConnect = workers.map((w) => memory(w.child.pid!).rssMiB);
+  const failureReasons = ready.flatMap((r) => r.failureReasons);
+  if (failureReasons.length > 0) console.error(`${scenario}: ${failureReasons.length} sockets failed to open, first: ${failureReasons.slice(0, 3).join('; ')}`);
   console.error(`${scenario}: ${connections} sockets open in ${connectSeconds.toFixed(1)} s; publishing ${RATE}/s for ${DURATION_S} s`);
 
   // Warm-up at the same rate (JIT, buffers, connection pool), then clients forget what they measured.
@@ -262,11 +266,13 @@ async function runScenario(scenario: Scenario, run: number, redis: TestRedis | n
     scenario,
     run,
     connections,
+    failedToOpen: failureReasons,
     connectSeconds,
     publishesPerSecond: ok / publishSeconds,
     publishFailures: failures,
     delivered,
-    expected: ok * PER_TOPIC,
+    // Publishes go round-robin over the topics, so each held socket expects ok / TOPICS of them.
+    expected: (ok * connections) / TOPICS,
     deliveriesPerSecond: delivered / publishSeconds,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
@@ -312,12 +318,31 @@ function verdicts(results: Result[]): string[] {
     const p99Met = runs.filter((r) => r.p99 < 50).length;
     const lost = runs.reduce((sum, r) => sum + (r.expected - r.delivered), 0);
     const closes = runs.reduce((sum, r) => sum + r.unexpectedCloses, 0);
+    const failedToOpen = runs.flatMap((r) => r.failedToOpen);
+    const openNote = failedToOpen.length === 0 ? '' : ` ${failedToOpen.length} of ${(TOPICS * PER_TOPIC * runs.length).toLocaleString('en')} sockets failed to open (${failedToOpen.slice(0, 3).join('; ')}).`;
     return [
       `- ${LABEL[scenario]}: peak RSS ${peaks.map(mib).join(', ')} MiB (target < 300 MB met in ${rssMet} of ${runs.length} runs); ` +
         `p99 ${runs.map((r) => ms(r.p99)).join(', ')} ms (target < 50 ms met in ${p99Met} of ${runs.length} runs); ` +
-        `${lost} deliveries missing, ${closes} sockets closed unexpectedly.`,
+        `${lost} deliveries missing on held sockets, ${closes} sockets closed unexpectedly.${openNote}`,
     ];
   });
+}
+
+/** What uWebSockets.js buys: the single uWS worker against the `ws` worker under the same load, medians over the runs. */
+function comparison(results: Result[]): string {
+  const median = (values: number[]) => Float64Array.from(values).sort()[Math.floor(values.length / 2)]!;
+  const of = (scenario: Scenario) => results.filter((r) => r.scenario === scenario);
+  const uws = of('uws');
+  const ws = of('ws');
+  if (uws.length === 0 || ws.length === 0) return '';
+  const figure = (runs: Result[], pick: (r: Result) => number) => median(runs.map(pick));
+  const cpu = (r: Result) => r.workers[0]!.cpuPercent;
+  const growth = (r: Result) => r.workers[0]!.peakMiB - r.workers[0]!.idleMiB;
+  const ratio = (pick: (r: Result) => number) => `${figure(uws, pick).toFixed(1)} vs ${figure(ws, pick).toFixed(1)} (${(figure(uws, pick) / figure(ws, pick)).toFixed(2)}×)`;
+  return (
+    `- uWS against \`ws\` (medians over the runs): worker CPU % ${ratio(cpu)}, memory for 10k sockets (peak − idle MiB) ${ratio(growth)}, ` +
+    `p50 ms ${ratio((r) => r.p50)}, p99 ms ${ratio((r) => r.p99)}. The load generators share the two cores with the worker, so the latency tail follows them as much as the worker.`
+  );
 }
 
 /** The latency tail is only meaningful on a quiet machine; say so when it was not. */
@@ -347,11 +372,12 @@ function writeSection(results: Result[], command: string): void {
     'latency tail follows it.',
     '',
     `- Command: \`${command}\``,
-    `- Machine: nproc ${availableParallelism()}, Node ${process.version}, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, shared with other jobs`,
+    `- Machine: nproc ${availableParallelism()}, Node ${process.version}, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
     '',
     table(results),
     '',
     ...verdicts(results),
+    comparison(results),
     contentionNote(results),
     '',
   ].join('\n');
@@ -378,6 +404,6 @@ await redis?.stop();
 agent.destroy();
 
 console.log(table(results));
-for (const line of verdicts(results)) console.log(line);
+for (const line of [...verdicts(results), comparison(results), contentionNote(results)]) if (line !== '') console.log(line);
 if (args.write) writeSection(results, `node --import tsx benchmarks/worker/run.ts ${process.argv.slice(2).join(' ')}`.trim());
 process.exit(0);
