@@ -38,11 +38,15 @@ export function codePointLength(value: string): number {
   return count;
 }
 
+/** Ends every record: one record per line. */
+export const ADIF_RECORD_END = '<EOR>\n';
+
 /** `<NAME:` for each field name seen, validated once. */
 const tagOpenings = new Map<string, string>();
 const MAX_CACHED_NAMES = 10_000;
 
-function tagOpening(name: string): string {
+/** `<NAME:` for a field name; throws for a name ADIF cannot carry. */
+export function adifFieldOpening(name: string): string {
   let opening = tagOpenings.get(name);
   if (opening === undefined) {
     if (name === '' || /[<>:\s]/.test(name)) throw new Error(`ADIF field name ${JSON.stringify(name)} cannot be written`);
@@ -52,8 +56,9 @@ function tagOpening(name: string): string {
   return opening;
 }
 
-function formatField(name: string, value: string): string {
-  return `${tagOpening(name)}${codePointLength(value)}>${value}`;
+/** `<NAME:LEN>value`. */
+export function formatAdifField(name: string, value: string): string {
+  return `${adifFieldOpening(name)}${codePointLength(value)}>${value}`;
 }
 
 /** The free-text line that opens an exported header. */
@@ -69,7 +74,7 @@ export function formatAdifHeader(options: AdifHeaderOptions): string {
     ['CREATED_TIMESTAMP', formatAdifTimestamp(options.createdAt)],
   ];
   const lines = [adifHeaderComment(options)];
-  for (const [name, value] of fields) if (value !== '') lines.push(formatField(name, value));
+  for (const [name, value] of fields) if (value !== '') lines.push(formatAdifField(name, value));
   lines.push('<EOH>', '');
   return lines.join('\n');
 }
@@ -82,9 +87,9 @@ export function formatAdifRecord(fields: AdifFieldPairs): string {
   let line = '';
   for (const [name, value] of fields) {
     if (value === '') continue;
-    line += formatField(name, value) + ' ';
+    line += formatAdifField(name, value) + ' ';
   }
-  return line === '' ? '' : line + '<EOR>\n';
+  return line === '' ? '' : line + ADIF_RECORD_END;
 }
 
 /** Stream of records (field pairs) in, ADIF document out, header first. */

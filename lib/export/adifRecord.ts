@@ -1,13 +1,20 @@
-import { formatMhz } from '../adif/frequency.js';
-import { formatAdifRecord } from '../adif/writer.js';
+import { ADIF_RECORD_END, adifFieldOpening, formatAdifField } from '../adif/writer.js';
 import { QSO_COLUMNS, type QsoColumnKind } from '../db/qsoColumns.js';
-import { COPY_NULL, copyFieldValue, unescapeCopyValue } from '../import/copyText.js';
+import { escapeCopyValue, unescapeCopyValue } from '../import/copyText.js';
+import type { ByteOutput } from './byteOutput.js';
 
 /**
- * A `qso` row (joined with its station location) as one ADIF record. The SELECT list is built
- * here together with the code reading its rows, so positions cannot drift apart. Columns are
- * selected as they are and read as PostgreSQL's COPY text: casts or to_char in SQL cost the
- * server more than the slicing here, and this runs a million times.
+ * A `qso` row (joined with its station location) as one ADIF record, read from the text that
+ * `COPY (SELECT EXPORT_SELECT_LIST …) TO STDOUT WITH (NULL '')` writes. The SELECT list is built
+ * here together with the code reading its rows, so positions cannot drift apart.
+ *
+ * This runs a million times per export, so the row's bytes are read in one pass that also writes
+ * the record's bytes, never becoming strings: columns are selected in output order, the
+ * location's columns first (they fill the MY_* fields), and NULL is written as an empty value
+ * (ADIF has no NULL: both mean "no field"), which makes the rows, a hundred mostly empty columns,
+ * a third as long. An ADIF length counts characters: the value's bytes less its UTF-8
+ * continuation bytes and COPY's escape backslashes, all counted during the same pass. Columns
+ * are selected as they are: casts or to_char in SQL cost the server more than the copying here.
  *
  * Field order follows the original product's export: its list of QSO fields, the QSL dates,
  * FREQ / FREQ_RX, the QSO's date and times, the station-profile fields; then every other stored
@@ -31,42 +38,35 @@ const LEADING_FIELDS = `ADDRESS AGE A_INDEX ANT_AZ ANT_EL ANT_PATH ARRL_SECT AWA
 /** Written from the QSO's columns in this order after the leading fields. */
 const QSO_TIME_FIELDS = ['FREQ', 'FREQ_RX', 'QSO_DATE', 'TIME_ON', 'QSO_DATE_OFF', 'TIME_OFF'] as const;
 
-/** The station location's columns, selected after the QSO's. */
+/** The station location's columns, selected before the QSO's. */
 const STATION_COLUMNS = ['callsign', 'city', 'country', 'dxcc', 'gridsquare', 'iota', 'sota', 'wwff', 'pota', 'cq', 'itu', 'state', 'cnty', 'sig', 'sig_info'] as const;
 
-type StationColumn = (typeof STATION_COLUMNS)[number];
+type Station = Readonly<Record<(typeof STATION_COLUMNS)[number], string>>;
 
 /** DXCC entities whose counties are written "state,county" (USA, Alaska, Hawaii). */
 const STATE_QUALIFIED_COUNTY_DXCC = new Set(['6', '110', '291']);
 
-/**
- * A row of COPY output split at tabs, values still escaped: only the few present values are
- * worth unescaping, and a hundred mostly NULL columns are read per row.
- */
-export type ExportRow = readonly string[];
-
-type Extra = Readonly<Record<string, string>> | null;
-
-/** The SELECT list (qso aliased q, stations s) and each expression's position in a row. */
-const selectList: string[] = [];
-
-function select(expression: string): number {
-  selectList.push(expression);
-  return selectList.length - 1;
-}
-
-const ID_INDEX = select('q.id');
-const FIELD_COLUMNS = QSO_COLUMNS.filter((column) => column.source !== 'row');
-const COLUMN_INDEX: ReadonlyMap<string, number> = new Map(FIELD_COLUMNS.map((column) => [column.name, select(`q.${column.name}`)]));
-const EXTRA_INDEX = select('q.extra');
-const STATION_INDEX = new Map(STATION_COLUMNS.map((column) => [column, select(`s.${column}`)])) as ReadonlyMap<StationColumn, number>;
-
-/** SELECT list of the export query, in row order. */
-export const EXPORT_SELECT_LIST = selectList.join(', ');
-
-function station(row: ExportRow, column: StationColumn): string {
-  return copyFieldValue(row[STATION_INDEX.get(column)!]!) ?? '';
-}
+/** The station-profile fields a location fills, in the original's order (MY_GRIDSQUARE / MY_VUCC_GRIDS: see `Fill`). */
+const PROFILE_FIELDS: ReadonlyArray<readonly [string, ((station: Station) => string) | null]> = [
+  ['STATION_CALLSIGN', (s) => s.callsign],
+  ['MY_CITY', (s) => s.city],
+  ['MY_COUNTRY', (s) => s.country],
+  ['MY_DXCC', (s) => s.dxcc],
+  ['MY_GRIDSQUARE', null],
+  ['MY_VUCC_GRIDS', null],
+  ['MY_IOTA', (s) => s.iota],
+  ['MY_SOTA_REF', (s) => s.sota],
+  ['MY_WWFF_REF', (s) => s.wwff],
+  ['MY_POTA_REF', (s) => s.pota],
+  ['MY_CQ_ZONE', (s) => s.cq],
+  ['MY_ITU_ZONE', (s) => s.itu],
+  ['MY_STATE', (s) => s.state],
+  ['MY_CNTY', (s) => (s.cnty !== '' && s.state !== '' && STATE_QUALIFIED_COUNTY_DXCC.has(s.dxcc) ? `${s.state},${s.cnty}` : s.cnty)],
+  ['MY_SIG', (s) => s.sig],
+  ['MY_SIG_INFO', (s) => s.sig_info],
+  ['SIG', null],
+  ['SIG_INFO', null],
+];
 
 /** How a stored value becomes the ADIF value. */
 const enum Convert {
@@ -79,133 +79,284 @@ const enum Convert {
   Mhz,
 }
 
-type Fallback = (row: ExportRow, extra: Extra) => string;
-
-/** One field of the record: its column (-1: none), its key in `extra`, and what fills it when the QSO has no value. */
-interface Step {
-  readonly name: string;
-  readonly index: number;
-  readonly convert: Convert;
-  readonly key: string;
-  readonly fallback: Fallback | null;
-}
-
-function convert(how: Convert, value: string): string {
-  switch (how) {
-    case Convert.Day:
-      return value.slice(0, 4) + value.slice(5, 7) + value.slice(8, 10);
-    case Convert.Clock:
-      return value.slice(11, 13) + value.slice(14, 16) + value.slice(17, 19);
-    case Convert.Mhz:
-      return formatMhz(Number(value));
-    default:
-      return value;
-  }
-}
-
-/** The QSO's own value of a field; a value its column could not take was kept in `extra` under the field's name. */
-function qsoValue(step: Step, row: ExportRow, extra: Extra): string {
-  if (step.index >= 0) {
-    const field = row[step.index]!;
-    if (field !== COPY_NULL) return convert(step.convert, unescapeCopyValue(field));
-  }
-  return extra === null ? '' : (extra[step.key] ?? '');
-}
-
-function columnKind(name: string): QsoColumnKind | undefined {
-  return FIELD_COLUMNS.find((column) => column.name === name)?.kind;
-}
-
-function step(name: string, fallback: Fallback | null = null): Step {
-  const times: Record<string, [string, Convert]> = {
-    QSO_DATE: ['time_on', Convert.Day],
-    TIME_ON: ['time_on', Convert.Clock],
-    QSO_DATE_OFF: ['time_off', Convert.Day],
-    TIME_OFF: ['time_off', Convert.Clock],
-  };
-  const key = name.toLowerCase();
-  const [column, how] = times[name] ?? [key, { date: Convert.Day, bigint: Convert.Mhz }[columnKind(key) as string] ?? Convert.Text];
-  return { name, index: COLUMN_INDEX.get(column) ?? -1, convert: how, key, fallback };
-}
-
-function locationHasGridList(row: ExportRow): boolean {
-  return station(row, 'gridsquare').includes(',');
-}
-
-function countyOf(row: ExportRow): string {
-  const county = station(row, 'cnty');
-  const state = station(row, 'state');
-  if (county === '' || state === '' || !STATE_QUALIFIED_COUNTY_DXCC.has(station(row, 'dxcc'))) return county;
-  return `${state},${county}`;
-}
-
 /**
- * The station-profile fields in the original's order, each with how the location fills it when
- * the QSO has no value. The location's grid is MY_VUCC_GRIDS when it lists several, and stands in
- * only for a QSO that has no grid of its own in either field.
+ * What writes a field the QSO lacks. The location's grid is MY_VUCC_GRIDS when it lists several,
+ * and MY_GRIDSQUARE otherwise, but only for a QSO with no grid of its own in either field: so a
+ * missing MY_GRIDSQUARE is decided at MY_VUCC_GRIDS, the field after it.
  */
-const MY_GRIDSQUARE = step('MY_GRIDSQUARE');
-const MY_VUCC_GRIDS = step('MY_VUCC_GRIDS');
-const PROFILE_STEPS: readonly Step[] = [
-  step('STATION_CALLSIGN', (row) => station(row, 'callsign')),
-  step('MY_CITY', (row) => station(row, 'city')),
-  step('MY_COUNTRY', (row) => station(row, 'country')),
-  step('MY_DXCC', (row) => station(row, 'dxcc')),
-  step('MY_GRIDSQUARE', (row, extra) => (locationHasGridList(row) || qsoValue(MY_VUCC_GRIDS, row, extra) !== '' ? '' : station(row, 'gridsquare'))),
-  step('MY_VUCC_GRIDS', (row, extra) => (locationHasGridList(row) && qsoValue(MY_GRIDSQUARE, row, extra) === '' ? station(row, 'gridsquare') : '')),
-  step('MY_IOTA', (row) => station(row, 'iota')),
-  step('MY_SOTA_REF', (row) => station(row, 'sota')),
-  step('MY_WWFF_REF', (row) => station(row, 'wwff')),
-  step('MY_POTA_REF', (row) => station(row, 'pota')),
-  step('MY_CQ_ZONE', (row) => station(row, 'cq')),
-  step('MY_ITU_ZONE', (row) => station(row, 'itu')),
-  step('MY_STATE', (row) => station(row, 'state')),
-  step('MY_CNTY', countyOf),
-  step('MY_SIG', (row) => station(row, 'sig')),
-  step('MY_SIG_INFO', (row) => station(row, 'sig_info')),
-  step('SIG'),
-  step('SIG_INFO'),
-];
+const enum Fill {
+  None,
+  /** The location's value for the field (`Slot.profile`). */
+  Station,
+  MyGridsquare,
+  MyVuccGrids,
+}
 
-const PLANNED: readonly Step[] = [
-  ...LEADING_FIELDS.trim().split(/\s+/).map((name) => step(name)),
-  ...QSO_TIME_FIELDS.map((name) => step(name)),
-  ...PROFILE_STEPS,
+/** One field of the record, in output order. */
+interface Slot {
+  /** `<NAME:` as bytes, validated once. */
+  readonly opening: Buffer;
+  /** Whether a column is read for it; otherwise only `extra` can hold it. */
+  readonly column: boolean;
+  /** Its column is the previous slot's (QSO_DATE and TIME_ON both read time_on): not read again. */
+  readonly sameColumn: boolean;
+  readonly convert: Convert;
+  /** Its key in `extra`, where a value its column could not take was kept. */
+  readonly key: string;
+  readonly fill: Fill;
+  /** Index into PROFILE_FIELDS for Fill.Station. */
+  readonly profile: number;
+}
+
+const FIELD_COLUMNS = QSO_COLUMNS.filter((column) => column.source !== 'row');
+const COLUMN_KIND: ReadonlyMap<string, QsoColumnKind> = new Map(FIELD_COLUMNS.map((column) => [column.name, column.kind]));
+const TIME_COLUMNS: Readonly<Record<string, readonly [string, Convert]>> = {
+  QSO_DATE: ['time_on', Convert.Day],
+  TIME_ON: ['time_on', Convert.Clock],
+  QSO_DATE_OFF: ['time_off', Convert.Day],
+  TIME_OFF: ['time_off', Convert.Clock],
+};
+
+/** The SELECT list (qso aliased q, stations s): id, extra, the location, then one column per slot that has one. */
+const selectList = ['q.id', 'q.extra', ...STATION_COLUMNS.map((column) => `s.${column}`)];
+
+function slot(name: string): Slot {
+  const key = name.toLowerCase();
+  const [column, convert] = TIME_COLUMNS[name] ?? [key, { date: Convert.Day, bigint: Convert.Mhz }[COLUMN_KIND.get(key) as string] ?? Convert.Text];
+  const hasColumn = COLUMN_KIND.has(column);
+  const sameColumn = hasColumn && selectList[selectList.length - 1] === `q.${column}`;
+  if (hasColumn && !sameColumn) selectList.push(`q.${column}`);
+  const profile = PROFILE_FIELDS.findIndex(([field]) => field === name);
+  const fill =
+    name === 'MY_GRIDSQUARE' ? Fill.MyGridsquare : name === 'MY_VUCC_GRIDS' ? Fill.MyVuccGrids : profile >= 0 && PROFILE_FIELDS[profile]![1] ? Fill.Station : Fill.None;
+  return { opening: Buffer.from(adifFieldOpening(name)), column: hasColumn, sameColumn, convert, key, fill, profile };
+}
+
+const PLANNED: readonly Slot[] = [
+  ...LEADING_FIELDS.trim().split(/\s+/).map(slot),
+  ...QSO_TIME_FIELDS.map(slot),
+  ...PROFILE_FIELDS.map(([name]) => slot(name)),
 ];
 
 /** Then the columns the plan did not place, in table order (timestamps are QSO_DATE/TIME_ON above). */
-const STEPS: readonly Step[] = [
+const SLOTS: readonly Slot[] = [
   ...PLANNED,
   ...FIELD_COLUMNS.filter((column) => column.kind !== 'timestamp' && !PLANNED.some((s) => s.key === column.name)).map((column) =>
-    step(column.name.toUpperCase()),
+    slot(column.name.toUpperCase()),
   ),
 ];
 
-/** For the many QSOs without `extra`: the steps that can yield a value without it. */
-const STEPS_WITHOUT_EXTRA: readonly Step[] = STEPS.filter((s) => s.index >= 0 || s.fallback !== null);
+/** For the many QSOs without `extra`: the slots that can yield a value without it. */
+const SLOTS_WITHOUT_EXTRA: readonly Slot[] = SLOTS.filter((s) => s.column || s.fill !== Fill.None);
 
-/** `extra` keys the steps write; the rest of `extra` follows them. */
-const WRITTEN_EXTRA_KEYS: ReadonlySet<string> = new Set(STEPS.map((s) => s.key));
+/** `extra` keys the slots write; the rest of `extra` follows them. */
+const WRITTEN_EXTRA_KEYS: ReadonlySet<string> = new Set(SLOTS.map((s) => s.key));
 
-/** The QSO's id. */
-export function rowId(row: ExportRow): number {
-  return Number(row[ID_INDEX]);
+/** SELECT list of the export query, in row order. */
+export const EXPORT_SELECT_LIST = selectList.join(', ');
+
+/** Values read some other way (a plain query's text values, null for NULL) as a row of the export's COPY text. */
+export function exportRowText(values: ReadonlyArray<string | null>): string {
+  return values.map((value) => (value === null ? '' : escapeCopyValue(value))).join('\t');
 }
 
-/** The row as `<NAME:len>value … <EOR>\n`. */
-export function formatExportRow(row: ExportRow): string {
-  const extraText = copyFieldValue(row[EXTRA_INDEX]!);
-  const extra: Extra = extraText === null ? null : (JSON.parse(extraText) as Record<string, string>);
-  const fields: Array<[string, string]> = [];
-  for (const s of extra === null ? STEPS_WITHOUT_EXTRA : STEPS) {
-    let value = qsoValue(s, row, extra);
-    if (value === '' && s.fallback !== null) value = s.fallback(row, extra);
-    if (value !== '') fields.push([s.name, value]);
+/** What a station location writes into the records of its QSOs, worked out once per location. */
+interface LocationFields {
+  /** The complete `<NAME:LEN>value ` per PROFILE_FIELDS entry (empty where the location has no value). */
+  readonly profile: readonly Buffer[];
+  readonly myGridsquare: Buffer;
+  readonly myVuccGrids: Buffer;
+}
+
+function fieldBytes(name: string, value: string): Buffer {
+  return Buffer.from(value === '' ? '' : `${formatAdifField(name, value)} `);
+}
+
+function locationFields(values: readonly string[]): LocationFields {
+  const station = Object.fromEntries(STATION_COLUMNS.map((column, i) => [column, values[i] ?? ''])) as unknown as Station;
+  const gridList = station.gridsquare.includes(',');
+  return {
+    profile: PROFILE_FIELDS.map(([name, from]) => (from ? fieldBytes(name, from(station)) : Buffer.alloc(0))),
+    myGridsquare: gridList ? Buffer.alloc(0) : fieldBytes('MY_GRIDSQUARE', station.gridsquare),
+    myVuccGrids: gridList ? fieldBytes('MY_VUCC_GRIDS', station.gridsquare) : Buffer.alloc(0),
+  };
+}
+
+/** Most a slot can add to the input bytes of its value: the opening, a length, '>', ' ', and "0." before a small frequency. */
+const SLOT_OVERHEAD = SLOTS.reduce((sum, s) => sum + s.opening.length + 16, 0);
+const RECORD_END = Buffer.from(ADIF_RECORD_END);
+
+/** Where the digits are in 'YYYY-MM-DD HH:MM:SS' (a date, or a timestamp): YYYYMMDD and HHMMSS. */
+const DAY_DIGITS = Uint8Array.of(0, 1, 2, 3, 5, 6, 8, 9);
+const CLOCK_DIGITS = Uint8Array.of(11, 12, 14, 15, 17, 18);
+
+const BACKSLASH = 0x5c;
+const TAB = 0x09;
+const ZERO = 0x30;
+/** COPY text escapes (`\n`, `\t`, …) → the byte they stand for; any other escaped byte stands for itself. */
+const UNESCAPED = new Uint8Array(256).map((_, byte) => byte);
+for (const [letter, byte] of Object.entries({ b: 8, f: 12, n: 10, r: 13, t: 9, v: 11 })) UNESCAPED[letter.charCodeAt(0)] = byte;
+
+/**
+ * Turns export rows (COPY text bytes) into ADIF records appended to a ByteOutput. One instance
+ * per export: it keeps the fields of the last station location seen (an export's rows come
+ * from one or a few).
+ */
+export class ExportRecordFormatter {
+  /** The id of the row last formatted. */
+  id = 0;
+  private locationKey: Buffer | null = null;
+  private location: LocationFields = locationFields([]);
+  // The field last read: input[start, end), and how many of its bytes are UTF-8 continuation
+  // bytes or escape backslashes (neither counts in an ADIF length).
+  private start = 0;
+  private end = 0;
+  private escapes = 0;
+  private continuations = 0;
+
+  /** Reads the field at `from` of a row ending at `rowEnd`; returns where the next one starts. */
+  private read(input: Buffer, from: number, rowEnd: number): number {
+    let escapes = 0;
+    let continuations = 0;
+    let i = from;
+    for (; i < rowEnd; i++) {
+      const byte = input[i]!;
+      if (byte === TAB) break;
+      if (byte === BACKSLASH) {
+        escapes++;
+        i++;
+      } else if ((byte & 0xc0) === 0x80) continuations++;
+    }
+    this.start = from;
+    this.end = i;
+    this.escapes = escapes;
+    this.continuations = continuations;
+    return i + 1;
   }
-  if (extra !== null) {
-    // jsonb keeps keys ordered by length; the rest is written in name order instead.
-    const rest = Object.keys(extra).filter((key) => !WRITTEN_EXTRA_KEYS.has(key)).sort();
-    for (const key of rest) fields.push([key.toUpperCase(), extra[key]!]);
+
+  /** The field last read, as a string (for the few values that are not copied as bytes). */
+  private text(input: Buffer): string {
+    const raw = input.toString('utf8', this.start, this.end);
+    return this.escapes > 0 ? unescapeCopyValue(raw) : raw;
   }
-  return formatAdifRecord(fields);
+
+  /** Appends the record of the row input[rowStart, rowEnd) (no newline) to `out`; sets `id`. */
+  format(input: Buffer, rowStart: number, rowEnd: number, out: ByteOutput): void {
+    let at = this.read(input, rowStart, rowEnd);
+    this.id = Number(this.text(input));
+    at = this.read(input, at, rowEnd);
+    const extra = this.end === this.start ? null : (JSON.parse(this.text(input)) as Record<string, string>);
+    const locationStart = at;
+    for (let i = 0; i < STATION_COLUMNS.length; i++) at = this.read(input, at, rowEnd);
+    this.loadLocation(input, locationStart, this.end);
+    const location = this.location;
+
+    out.reserve(rowEnd - rowStart + SLOT_OVERHEAD + location.profile.reduce((sum, field) => sum + field.length, 0));
+    const recordStart = out.length;
+    let ownGridsquare = false;
+    for (const s of extra === null ? SLOTS_WITHOUT_EXTRA : SLOTS) {
+      if (s.column && !s.sameColumn) at = this.read(input, at, rowEnd);
+      if (s.column && this.end > this.start) {
+        this.writeField(input, s, out);
+        if (s.fill === Fill.MyGridsquare) ownGridsquare = true;
+      } else if (extra !== null && (extra[s.key] ?? '') !== '') {
+        out.writeText(`${formatAdifField(s.key.toUpperCase(), extra[s.key]!)} `);
+        if (s.fill === Fill.MyGridsquare) ownGridsquare = true;
+      } else if (s.fill === Fill.Station) writeBytes(out, location.profile[s.profile]!);
+      else if (s.fill === Fill.MyVuccGrids && !ownGridsquare) {
+        writeBytes(out, location.myGridsquare);
+        writeBytes(out, location.myVuccGrids);
+      }
+    }
+    if (extra !== null) {
+      // jsonb keeps keys ordered by length; the rest is written in name order instead.
+      const rest = Object.keys(extra).filter((key) => !WRITTEN_EXTRA_KEYS.has(key)).sort();
+      for (const key of rest) if (extra[key] !== '') out.writeText(`${formatAdifField(key.toUpperCase(), extra[key]!)} `);
+    }
+    if (out.length > recordStart) {
+      out.reserve(RECORD_END.length);
+      writeBytes(out, RECORD_END);
+    }
+  }
+
+  /** The location's fields, worked out again only when its columns differ from the last row's. */
+  private loadLocation(input: Buffer, start: number, end: number): void {
+    const key = this.locationKey;
+    if (key !== null && input.compare(key, 0, key.length, start, end) === 0) return;
+    this.locationKey = Buffer.from(input.subarray(start, end));
+    this.location = locationFields(input.toString('utf8', start, end).split('\t').map(unescapeCopyValue));
+  }
+
+  /** `<NAME:LEN>value ` for the field last read, converted as the slot says; room is reserved. */
+  private writeField(input: Buffer, s: Slot, out: ByteOutput): void {
+    const bytes = out.bytes;
+    let o = out.length;
+    const { start, end } = this;
+    for (let i = 0; i < s.opening.length; i++) bytes[o++] = s.opening[i]!;
+    switch (s.convert) {
+      case Convert.Day:
+        o = writeLength(bytes, o, DAY_DIGITS.length);
+        for (let i = 0; i < DAY_DIGITS.length; i++) bytes[o++] = input[start + DAY_DIGITS[i]!]!;
+        break;
+      case Convert.Clock:
+        o = writeLength(bytes, o, CLOCK_DIGITS.length);
+        for (let i = 0; i < CLOCK_DIGITS.length; i++) bytes[o++] = input[start + CLOCK_DIGITS[i]!]!;
+        break;
+      case Convert.Mhz:
+        o = writeMhz(input, start, end, bytes, o);
+        break;
+      default: {
+        o = writeLength(bytes, o, end - start - this.escapes - this.continuations);
+        for (let i = start; i < end; i++) {
+          const byte = input[i]!;
+          bytes[o++] = byte === BACKSLASH ? UNESCAPED[input[++i]!]! : byte;
+        }
+      }
+    }
+    bytes[o++] = 0x20;
+    out.length = o;
+  }
+}
+
+function writeBytes(out: ByteOutput, field: Buffer): void {
+  const bytes = out.bytes;
+  let o = out.length;
+  for (let i = 0; i < field.length; i++) bytes[o++] = field[i]!;
+  out.length = o;
+}
+
+/** `n>` in decimal. */
+function writeLength(bytes: Buffer, o: number, n: number): number {
+  let digits = 1;
+  for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+  for (let i = o + digits - 1; i >= o; i--, n = Math.floor(n / 10)) bytes[i] = ZERO + (n % 10);
+  bytes[o + digits] = 0x3e;
+  return o + digits + 1;
+}
+
+/**
+ * Whole Hz (decimal digits) → MHz with up to six decimals and no trailing zeros, as formatMhz
+ * writes it (14074000 → "14.074", 14000000 → "14", 500 → "0.0005").
+ */
+function writeMhz(input: Buffer, start: number, end: number, bytes: Buffer, o: number): number {
+  const digits = end - start;
+  if (digits === 0 || input[start]! < ZERO || input[start]! > ZERO + 9) {
+    throw new RangeError(`not a frequency in whole Hz: ${input.toString('utf8', start, end)}`);
+  }
+  const wholeDigits = Math.max(digits - 6, 0);
+  // The fraction is the last six digits, zero-padded on the left; it ends at its last non-zero digit.
+  const fractionStart = end - 6;
+  const lowest = Math.max(start, fractionStart);
+  let fractionEnd = end;
+  while (fractionEnd > lowest && input[fractionEnd - 1] === ZERO) fractionEnd--;
+  const fractionDigits = fractionEnd > lowest ? fractionEnd - fractionStart : 0;
+  const length = Math.max(wholeDigits, 1) + (fractionDigits > 0 ? 1 + fractionDigits : 0);
+  o = writeLength(bytes, o, length);
+  if (wholeDigits === 0) bytes[o++] = ZERO;
+  for (let i = start; i < start + wholeDigits; i++) bytes[o++] = input[i]!;
+  if (fractionDigits > 0) {
+    bytes[o++] = 0x2e;
+    for (let i = fractionStart; i < fractionEnd; i++) bytes[o++] = i < start ? ZERO : input[i]!;
+  }
+  return o;
 }

@@ -10,7 +10,7 @@ const MAX_QUEUED_BYTES = 1024 * 1024;
  * Writes `chunk` and, once `out` holds more than MAX_QUEUED_BYTES, waits for 'drain'. Fails
  * instead of waiting forever when `out` errors or closes first (a client that went away).
  */
-export async function writeWithBackPressure(out: Writable, chunk: string): Promise<void> {
+export async function writeWithBackPressure(out: Writable, chunk: string | Buffer): Promise<void> {
   if (out.destroyed || out.writableEnded) throw new Error('export destination is closed');
   if (out.write(chunk) || out.writableLength < MAX_QUEUED_BYTES) return;
   await new Promise<void>((resolve, reject) => {

@@ -32,8 +32,3 @@ const UNESCAPES: Readonly<Record<string, string>> = { b: '\b', f: '\f', n: '\n',
 export function unescapeCopyValue(value: string): string {
   return value.includes('\\') ? value.replace(ESCAPED, (_, char: string) => UNESCAPES[char] ?? char) : value;
 }
-
-/** A value of a COPY … TO row split at tabs: its text, or null for NULL. */
-export function copyFieldValue(field: string): string | null {
-  return field === COPY_NULL ? null : unescapeCopyValue(field);
-}
