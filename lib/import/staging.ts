@@ -74,13 +74,17 @@ async function storeStagedRows(client: pg.PoolClient, stationId: number): Promis
   return stored;
 }
 
-/** Rows per COPY into the staging table before they are moved on. */
-const ROWS_PER_BATCH = 25_000;
-/**
- * COPY text the writer queues while PostgreSQL moves a batch: the reader and normaliser keep
- * working meanwhile instead of waiting, and memory stays bounded.
- */
-const QUEUED_BYTES = 8 * 1024 * 1024;
+export interface StagingLimits {
+  /** Rows per COPY into the staging table before they are moved on. */
+  rowsPerBatch: number;
+  /**
+   * COPY text the writer queues while PostgreSQL moves a batch: the reader and normaliser keep
+   * working meanwhile instead of waiting, and memory stays bounded.
+   */
+  queuedBytes: number;
+}
+
+const DEFAULT_LIMITS: StagingLimits = { rowsPerBatch: 25_000, queuedBytes: 8 * 1024 * 1024 };
 const NEWLINE = 0x0a;
 
 function countRows(chunk: Buffer): number {
@@ -89,36 +93,92 @@ function countRows(chunk: Buffer): number {
   return rows;
 }
 
+type Callback = (error?: Error | null) => void;
+
 /**
  * The end of the import pipeline: COPY text in; batches of rows COPYed into the staging table
  * and moved into `qso` by one INSERT each. While a batch is moved, further rows queue here
- * (up to QUEUED_BYTES), so JavaScript and PostgreSQL work at the same time; beyond that the
- * queue's back-pressure pauses the input.
+ * (up to `queuedBytes`), so JavaScript and PostgreSQL work at the same time.
+ *
+ * The queue is the writer's own rather than Writable's buffer: a Writable over its high-water
+ * mark resumes its producer only once its buffer is empty ('drain'), so the parser would sit out
+ * every other batch move with a part-full queue, then leave PostgreSQL waiting while it refilled
+ * (measured: 4.5 s of 23 s on a million QSOs). Here the producer's callback is returned as soon
+ * as there is room again.
  */
 export class StagingWriter extends Writable {
   private copy: CopyStreamQuery | null = null;
   private rowsInBatch = 0;
+  private readonly queue: Buffer[] = [];
+  private queuedBytes = 0;
+  /** The producer's callback, held while the queue is full. */
+  private held: Callback | null = null;
+  /** Whether the loop moving queued chunks into the database runs, and its end. */
+  private draining = false;
+  private drained: Promise<void> = Promise.resolve();
+  private failure: Error | null = null;
   readonly stored: StoredRange = { stored: 0, firstId: null, lastId: null };
 
   constructor(
     private readonly client: pg.PoolClient,
     private readonly stationId: number,
+    private readonly limits: StagingLimits = DEFAULT_LIMITS,
   ) {
-    super({ highWaterMark: QUEUED_BYTES });
+    // The queue below is the only buffer: Writable's own would hold rows outside its limit.
+    super({ highWaterMark: 1 });
   }
 
-  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
-    this.writeRows(chunk).then(() => callback(), callback);
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: Callback): void {
+    if (this.failure !== null) return callback(this.failure);
+    this.queue.push(chunk);
+    this.queuedBytes += chunk.length;
+    if (this.queuedBytes < this.limits.queuedBytes) callback();
+    else this.held = callback;
+    if (!this.draining) {
+      this.draining = true;
+      this.drained = this.drainQueue();
+    }
   }
 
-  override _final(callback: (error?: Error | null) => void): void {
-    this.storeBatch().then(() => callback(), callback);
+  override _final(callback: Callback): void {
+    (async () => {
+      await this.drained;
+      if (this.failure !== null) throw this.failure;
+      await this.storeBatch();
+    })().then(() => callback(), callback);
   }
 
-  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+  override _destroy(error: Error | null, callback: Callback): void {
     // An unfinished COPY is abandoned: pg-copy-streams tells the server it failed.
     this.copy?.destroy(error ?? undefined);
+    this.release(error ?? new Error('the import was stopped'));
     callback(error);
+  }
+
+  /** Moves queued chunks into the database until the queue is empty; a failure ends the import. */
+  private async drainQueue(): Promise<void> {
+    try {
+      for (let chunk = this.queue.shift(); chunk !== undefined; chunk = this.queue.shift()) {
+        this.queuedBytes -= chunk.length;
+        if (this.queuedBytes < this.limits.queuedBytes) this.release();
+        await this.writeRows(chunk);
+      }
+    } catch (error) {
+      this.failure = error as Error;
+      this.queue.length = 0;
+      this.release(this.failure);
+      this.destroy(this.failure);
+    } finally {
+      // In the same step as the loop's end: a chunk queued after it starts a new loop.
+      this.draining = false;
+    }
+  }
+
+  /** Hands the producer its callback back (with the failure, if there is one). */
+  private release(error?: Error): void {
+    const held = this.held;
+    this.held = null;
+    held?.(error);
   }
 
   private async writeRows(chunk: Buffer): Promise<void> {
@@ -129,7 +189,7 @@ export class StagingWriter extends Writable {
     }
     if (!this.copy.write(chunk)) await once(this.copy, 'drain');
     this.rowsInBatch += countRows(chunk);
-    if (this.rowsInBatch >= ROWS_PER_BATCH) await this.storeBatch();
+    if (this.rowsInBatch >= this.limits.rowsPerBatch) await this.storeBatch();
   }
 
   private async storeBatch(): Promise<void> {

@@ -1,0 +1,156 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type pg from 'pg';
+import t from 'tap';
+import { normalizeRecord } from '../../lib/adif/normalize.js';
+import { formatCopyRow } from '../../lib/import/copyText.js';
+import { newRow, rowValues } from '../../lib/import/rowValues.js';
+import { createStagingTable, StagingWriter } from '../../lib/import/staging.js';
+import { testDatabase } from '../helpers/db.js';
+import { createOperator } from '../helpers/fixtures.js';
+
+/**
+ * The staging writer on its own, with small limits shaped like the real ones: batches of 10 rows
+ * and a queue of about 15 (a little more than a batch, as 8 MiB is to 25,000 rows).
+ * Each batch's INSERT into qso first takes advisory lock (4242, n) for its statement number n,
+ * so the test decides when batch n may be stored and can watch the producer meanwhile.
+ */
+
+const LOCK_CLASS = 4242;
+
+/** One COPY row per call, as the import formats them. */
+function copyRow(call: string): string {
+  const { qso } = normalizeRecord({ CALL: call, QSO_DATE: '20240301', TIME_ON: '1015', BAND: '20m', MODE: 'CW' }, { frequencyUnit: 'MHz' });
+  return formatCopyRow(rowValues(qso!, newRow()));
+}
+
+/** Calls of one length, so that every row has the same size. */
+const callsign = (prefix: string, n: number): string => `${prefix}${String(n).padStart(3, '0')}`;
+
+/** A source of `count` rows, one per read, that counts how many it has handed out. */
+function rowSource(prefix: string, count: number) {
+  const source = { produced: 0, stream: null as unknown as Readable };
+  source.stream = new Readable({
+    highWaterMark: 1, // no read-ahead: `produced` is what the writer has taken
+    read() {
+      if (source.produced === count) return void this.push(null);
+      this.push(copyRow(callsign(prefix, source.produced)));
+      source.produced++;
+    },
+  });
+  return source;
+}
+
+/** Waits until `read()` has not changed for a while (the pipeline has come to rest). */
+async function settled(read: () => number): Promise<number> {
+  let last = read();
+  for (let quiet = 0; quiet < 10; ) {
+    await sleep(20);
+    const now = read();
+    quiet = now === last ? quiet + 1 : 0;
+    last = now;
+  }
+  return last;
+}
+
+async function openImport(pool: pg.Pool): Promise<pg.PoolClient> {
+  const client = await pool.connect();
+  await client.query('BEGIN');
+  await createStagingTable(client);
+  return client;
+}
+
+t.test('staging writer', async (t) => {
+  const db = await testDatabase(t);
+  const pool = db.pool;
+  await pool.query(`CREATE SEQUENCE staging_test_batch;
+    CREATE FUNCTION staging_test_gate() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE n bigint := nextval('staging_test_batch');
+      BEGIN
+        PERFORM pg_advisory_lock(${LOCK_CLASS}, n::int);
+        PERFORM pg_advisory_unlock(${LOCK_CLASS}, n::int);
+        IF EXISTS (SELECT 1 FROM import_staging WHERE call = 'DL9FAIL') THEN RAISE EXCEPTION 'refused by test gate'; END IF;
+        RETURN NULL;
+      END $$;
+    CREATE TRIGGER staging_test_gate BEFORE INSERT ON qso FOR EACH STATEMENT EXECUTE FUNCTION staging_test_gate()`);
+  const rowBytes = Buffer.byteLength(copyRow(callsign('DL9Q', 0)));
+  const limits = { rowsPerBatch: 10, queuedBytes: 15 * rowBytes };
+
+  /** Holds the gates of the next `count` batches on a connection of its own. */
+  async function closeGates(count: number) {
+    const gate = await pool.connect();
+    const { rows } = await gate.query<{ next: string }>("SELECT last_value + CASE WHEN is_called THEN 1 ELSE 0 END AS next FROM staging_test_batch");
+    const first = Number(rows[0]!.next);
+    for (let n = first; n < first + count; n++) await gate.query('SELECT pg_advisory_lock($1, $2)', [LOCK_CLASS, n]);
+    return {
+      open: (index: number) => gate.query('SELECT pg_advisory_unlock($1, $2)', [LOCK_CLASS, first + index]),
+      async close() {
+        await gate.query('SELECT pg_advisory_unlock_all()');
+        gate.release();
+      },
+    };
+  }
+
+  t.test('the producer refills the queue while every batch is moved, not only once it is empty', async (t) => {
+    const op = await createOperator(pool);
+    const client = await openImport(pool);
+    const gates = await closeGates(6);
+    try {
+      const source = rowSource('DL9Q', 60);
+      const writer = new StagingWriter(client, op.stationId, limits);
+      const done = pipeline(source.stream, writer);
+
+      // Beyond the rows of the batches begun: the 15 queued, and the one chunk the stream holds.
+      const queuedWhileFirst = (await settled(() => source.produced)) - 10;
+      t.ok(queuedWhileFirst >= 15 && queuedWhileFirst <= 16, `while batch 1 waits, the producer fills the queue and stops there (${queuedWhileFirst} rows)`);
+      await gates.open(0);
+      const queuedWhileSecond = (await settled(() => source.produced)) - 20;
+      t.ok(queuedWhileSecond >= 15 && queuedWhileSecond <= 16, `while batch 2 waits, it refills what batch 2 took (${queuedWhileSecond} rows)`);
+      for (let gate = 1; gate < 6; gate++) await gates.open(gate);
+      await done;
+
+      t.equal(writer.stored.stored, 60);
+      await client.query('COMMIT');
+      const { rows } = await pool.query<{ call: string; id: string }>('SELECT call, id FROM qso WHERE station_id = $1 ORDER BY id', [op.stationId]);
+      t.same(rows.map((row) => row.call), Array.from({ length: 60 }, (_, i) => callsign('DL9Q', i)), 'every row stored once, in the order written');
+      t.equal(Number(rows[0]!.id), writer.stored.firstId);
+      t.equal(Number(rows[59]!.id), writer.stored.lastId);
+    } finally {
+      await gates.close();
+      client.release();
+    }
+  });
+
+  t.test('a database error while the producer is held fails the pipeline instead of hanging', async (t) => {
+    const op = await createOperator(pool);
+    const client = await openImport(pool);
+    const gates = await closeGates(2);
+    try {
+      const rows = ['DL9A0', 'DL9A1', 'DL9A2', 'DL9A3', 'DL9A4', 'DL9A5', 'DL9A6', 'DL9A7', 'DL9A8', 'DL9A9', 'DL9FAIL'];
+      let produced = 0;
+      const source = new Readable({
+        highWaterMark: 1,
+        read() {
+          this.push(produced < rows.length ? copyRow(rows[produced]!) : copyRow(`DL9B${produced}`));
+          produced++;
+          if (produced === 60) this.push(null);
+        },
+      });
+      const done = pipeline(source, new StagingWriter(client, op.stationId, limits));
+      const failed = t.rejects(done, /refused by test gate/);
+      await settled(() => produced);
+      await gates.open(0);
+      await settled(() => produced);
+      t.ok(produced < 60, `the producer is held at a full queue (${produced} of 60 rows)`);
+      await gates.open(1);
+      await failed;
+      await client.query('ROLLBACK');
+      const { rows: stored } = await pool.query('SELECT 1 FROM qso WHERE station_id = $1', [op.stationId]);
+      t.equal(stored.length, 0, 'the caller rolls back: nothing stored');
+    } finally {
+      await gates.close();
+      client.release();
+    }
+  });
+});
