@@ -3,8 +3,9 @@ import type { Transform } from 'node:stream';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { createItemStream } from './parseStream.js';
 import { fieldRecords } from './spec.js';
-import { collectItems, DEFAULT_MAX_FIELD_LENGTH } from './tokenizer.js';
-import type { AdifHeader, AdifItem, AdifParseResult } from './types.js';
+import { DEFAULT_MAX_FIELD_LENGTH } from './tokenizer.js';
+import { readDocument, type AdifItemSink } from './itemReader.js';
+import type { AdifHeader, AdifParseResult } from './types.js';
 import { adifHeaderComment, createDocumentWriter, formatAdifTimestamp, type AdifFieldPairs, type AdifHeaderOptions } from './writer.js';
 
 /**
@@ -47,7 +48,8 @@ export class AdxReader {
   private readonly maxFieldLength: number;
   private readonly decoder = new StringDecoder('utf8');
   private readonly parser = new SaxesParser<{ xmlns: false }>({ xmlns: false });
-  private out: AdifItem[] = [];
+  /** Where items go during the push() or end() call under way. */
+  private out: AdifItemSink = () => undefined;
 
   private depth = 0;
   private section: Section = 'none';
@@ -75,23 +77,17 @@ export class AdxReader {
     parser.on('error', (error) => this.reportXmlError(error));
   }
 
-  push(chunk: Buffer): AdifItem[] {
+  push(chunk: Buffer, sink: AdifItemSink): void {
+    this.out = sink;
     this.parser.write(this.decoder.write(chunk));
-    return this.takeItems();
   }
 
-  end(): AdifItem[] {
+  end(sink: AdifItemSink): void {
+    this.out = sink;
     const rest = this.decoder.end();
     if (rest !== '') this.parser.write(rest);
     this.parser.close();
     this.emitHeader();
-    return this.takeItems();
-  }
-
-  private takeItems(): AdifItem[] {
-    const items = this.out;
-    this.out = [];
-    return items;
   }
 
   private openTag(tag: SaxesTagPlain): void {
@@ -131,7 +127,7 @@ export class AdxReader {
     }
     if (depth === 3 && this.record) {
       if (Object.keys(this.record).length > 0) {
-        this.out.push({ kind: 'record', fields: this.record, recordNo: ++this.recordCount, line: this.recordLine });
+        this.out({ kind: 'record', fields: this.record, recordNo: ++this.recordCount, line: this.recordLine });
       }
       this.record = undefined;
     } else if (depth === 2 && this.section === 'header') {
@@ -188,7 +184,7 @@ export class AdxReader {
     if (this.headerEmitted) return;
     this.headerEmitted = true;
     const header: AdifHeader = { comment: this.headerComments.join('\n').trim(), fields: this.headerFields };
-    this.out.push({ kind: 'header', header });
+    this.out({ kind: 'header', header });
     for (const problem of this.pendingProblems) this.pushProblem(0, problem.line, problem.text);
     this.pendingProblems = [];
   }
@@ -210,7 +206,7 @@ export class AdxReader {
 
   private pushProblem(recordNo: number, line: number, text: string): void {
     const where = recordNo === 0 ? 'header' : `record ${recordNo}`;
-    this.out.push({ kind: 'problem', problem: { recordNo, line, message: `${where}, line ${line}: ${text}` } });
+    this.out({ kind: 'problem', problem: { recordNo, line, message: `${where}, line ${line}: ${text}` } });
   }
 }
 
@@ -221,10 +217,7 @@ export function createAdxParser(options?: AdxReaderOptions): Transform {
 
 /** Reads a whole ADX document at once. */
 export function parseAdx(input: string | Buffer, options?: AdxReaderOptions): AdifParseResult {
-  const reader = new AdxReader(options);
-  const items = reader.push(typeof input === 'string' ? Buffer.from(input, 'utf8') : input);
-  for (const item of reader.end()) items.push(item);
-  return collectItems(items);
+  return readDocument(new AdxReader(options), input);
 }
 
 // ---- output ----

@@ -1,33 +1,25 @@
 import { Transform, type TransformCallback } from 'node:stream';
+import type { AdifItemReader } from './itemReader.js';
 import { AdifTokenizer, type AdifTokenizerOptions } from './tokenizer.js';
-import type { AdifItem } from './types.js';
-
-/** A reader fed bytes in chunks that returns the items each chunk completed (AdifTokenizer, AdxReader). */
-export interface AdifItemReader {
-  push(chunk: Buffer): AdifItem[];
-  end(): AdifItem[];
-}
 
 /** Bytes in, the reader's AdifItem objects out. */
 export function createItemStream(reader: AdifItemReader): Transform {
-  const forward = (stream: Transform, read: () => AdifItem[], callback: TransformCallback) => {
-    let items: AdifItem[];
+  const forward = (read: () => void, callback: TransformCallback) => {
     try {
-      items = read();
+      read();
     } catch (error) {
       callback(error as Error);
       return;
     }
-    for (const item of items) stream.push(item);
     callback();
   };
   return new Transform({
     readableObjectMode: true,
     transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
-      forward(this, () => reader.push(chunk), callback);
+      forward(() => reader.push(chunk, (item) => this.push(item)), callback);
     },
     flush(callback: TransformCallback) {
-      forward(this, () => reader.end(), callback);
+      forward(() => reader.end((item) => this.push(item)), callback);
     },
   });
 }

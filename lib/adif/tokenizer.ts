@@ -1,4 +1,5 @@
-import type { AdifHeader, AdifItem, AdifParseResult, AdifProblem } from './types.js';
+import { readDocument, type AdifItemSink } from './itemReader.js';
+import type { AdifHeader, AdifParseResult, AdifProblem } from './types.js';
 
 /**
  * ADIF (.adi) tokenizer: a pure state machine fed Buffers in any chunking.
@@ -265,29 +266,25 @@ export class AdifTokenizer {
     this.maxFieldLength = options.maxFieldLength ?? DEFAULT_MAX_FIELD_LENGTH;
   }
 
-  /** Feeds the next chunk; returns the items it completed. */
-  push(chunk: Buffer): AdifItem[] {
+  /** Feeds the next chunk; hands each item it completes to `sink`. */
+  push(chunk: Buffer, sink: AdifItemSink): void {
     if (this.ended) throw new Error('AdifTokenizer: push() after end()');
-    const out: AdifItem[] = [];
     if (this.tailLength === 0) {
-      this.scan(chunk, false, out);
-      return out;
+      this.scan(chunk, false, sink);
+      return;
     }
     this.tail.push(chunk);
     this.tailLength += chunk.length;
-    if (this.tailLength >= this.needBytes) this.scan(this.takeTail(), false, out);
-    return out;
+    if (this.tailLength >= this.needBytes) this.scan(this.takeTail(), false, sink);
   }
 
-  /** Signals the end of input; returns the remaining items (at least the header, if not yet emitted). */
-  end(): AdifItem[] {
-    if (this.ended) return [];
+  /** Signals the end of input; hands on the remaining items (at least the header, if not yet emitted). */
+  end(sink: AdifItemSink): void {
+    if (this.ended) return;
     this.ended = true;
-    const out: AdifItem[] = [];
-    this.scan(this.takeTail(), true, out);
-    if (this.phase !== Phase.Records) this.settleHeader(this.fieldCount === 0, out);
-    if (this.fieldCount > 0) this.emitRecord(out);
-    return out;
+    this.scan(this.takeTail(), true, sink);
+    if (this.phase !== Phase.Records) this.settleHeader(this.fieldCount === 0, sink);
+    if (this.fieldCount > 0) this.emitRecord(sink);
   }
 
   private takeTail(): Buffer {
@@ -303,7 +300,7 @@ export class AdifTokenizer {
     this.needBytes = need;
   }
 
-  private scan(buf: Buffer, final: boolean, out: AdifItem[]): void {
+  private scan(buf: Buffer, final: boolean, out: AdifItemSink): void {
     const len = buf.length;
     let pos = 0;
     if (!this.bomChecked) {
@@ -369,7 +366,7 @@ export class AdifTokenizer {
    * Reads the tag at `lt` and its value. Returns the position after them, or
    * INCOMPLETE (having kept the tail from `lt`) when more input is needed.
    */
-  private readTag(buf: Buffer, lt: number, final: boolean, out: AdifItem[]): number {
+  private readTag(buf: Buffer, lt: number, final: boolean, out: AdifItemSink): number {
     const len = buf.length;
     const tagLimit = Math.min(len, lt + MAX_TAG_BYTES);
     const moreCanCome = !final && tagLimit === len;
@@ -538,7 +535,7 @@ export class AdifTokenizer {
     if (this.phase === Phase.Comment) this.phase = Phase.Header;
   }
 
-  private endSection(kind: TagKind, out: AdifItem[]): void {
+  private endSection(kind: TagKind, out: AdifItemSink): void {
     if (kind === TagKind.EndOfHeader) {
       if (this.phase === Phase.Header) this.settleHeader(true, out);
       return;
@@ -551,7 +548,7 @@ export class AdifTokenizer {
    * Emits the header item and the problems held back for it. Without `<EOH>`
    * (hasHeader false) the fields read so far belong to the first record instead.
    */
-  private settleHeader(hasHeader: boolean, out: AdifItem[]): void {
+  private settleHeader(hasHeader: boolean, out: AdifItemSink): void {
     const comment = Buffer.concat(this.commentParts, this.commentLength).toString('utf8').trim();
     this.commentParts.length = 0;
     const header: AdifHeader = { comment, fields: hasHeader ? this.fields : {} };
@@ -559,28 +556,28 @@ export class AdifTokenizer {
       this.fields = {};
       this.fieldCount = 0;
     }
-    out.push({ kind: 'header', header });
+    out({ kind: 'header', header });
     this.phase = Phase.Records;
     for (const pending of this.pendingProblems) this.pushProblem(hasHeader ? 0 : 1, pending.line, pending.text, out);
     this.pendingProblems = [];
   }
 
-  private emitRecord(out: AdifItem[]): void {
-    out.push({ kind: 'record', fields: this.fields, recordNo: ++this.recordCount, line: this.recordLine });
+  private emitRecord(out: AdifItemSink): void {
+    out({ kind: 'record', fields: this.fields, recordNo: ++this.recordCount, line: this.recordLine });
     this.fields = {};
     this.fieldCount = 0;
   }
 
   /** Reports a problem in the record being read; until the header is settled it is held back. */
-  private report(line: number, text: string, out: AdifItem[]): void {
+  private report(line: number, text: string, out: AdifItemSink): void {
     if (this.phase === Phase.Records) this.pushProblem(this.recordCount + 1, line, text, out);
     else this.pendingProblems.push({ line, text });
   }
 
-  private pushProblem(recordNo: number, line: number, text: string, out: AdifItem[]): void {
+  private pushProblem(recordNo: number, line: number, text: string, out: AdifItemSink): void {
     const where = recordNo === 0 ? 'header' : `record ${recordNo}`;
     const problem: AdifProblem = { recordNo, line, message: `${where}, line ${line}: ${text}` };
-    out.push({ kind: 'problem', problem });
+    out({ kind: 'problem', problem });
   }
 }
 
@@ -599,19 +596,5 @@ function bytesEndWithoutSplit(buf: Buffer, end: number): number {
 
 /** Reads a whole ADIF document at once. */
 export function parseAdif(input: string | Buffer, options?: AdifTokenizerOptions): AdifParseResult {
-  const tokenizer = new AdifTokenizer(options);
-  const items = tokenizer.push(typeof input === 'string' ? Buffer.from(input, 'utf8') : input);
-  for (const item of tokenizer.end()) items.push(item);
-  return collectItems(items);
-}
-
-/** Gathers a reader's items into one result. */
-export function collectItems(items: Iterable<AdifItem>): AdifParseResult {
-  const result: AdifParseResult = { header: { comment: '', fields: {} }, records: [], problems: [] };
-  for (const item of items) {
-    if (item.kind === 'header') result.header = item.header;
-    else if (item.kind === 'record') result.records.push({ fields: item.fields, recordNo: item.recordNo, line: item.line });
-    else result.problems.push(item.problem);
-  }
-  return result;
+  return readDocument(new AdifTokenizer(options), input);
 }

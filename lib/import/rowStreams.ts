@@ -1,6 +1,7 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { AdxReader } from '../adif/adx.js';
 import { AdifTokenizer } from '../adif/tokenizer.js';
+import type { AdifItemReader, AdifItemSink } from '../adif/itemReader.js';
 import type { AdifItem } from '../adif/types.js';
 import type { RawRecord } from '../adif/normalize.js';
 import type { RecordProcessor } from './recordProcessor.js';
@@ -40,18 +41,16 @@ export function sniffAdifFormat(head: Buffer, complete: boolean): AdifFormat | n
   return 'adi';
 }
 
-interface ItemReader {
-  push(chunk: Buffer): AdifItem[];
-  end(): AdifItem[];
-}
-
-function createItemReader(format: AdifFormat): ItemReader {
+function createItemReader(format: AdifFormat): AdifItemReader {
   return format === 'adx' ? new AdxReader() : new AdifTokenizer();
 }
 
 /** ADIF or ADX bytes in, COPY rows out; the format is sniffed from the first bytes unless given. */
 export class AdifRowsTransform extends Transform {
-  private reader: ItemReader | null = null;
+  private reader: AdifItemReader | null = null;
+  /** COPY rows of the chunk being read, handed on at its end. */
+  private rowText = '';
+  private readonly processItem: AdifItemSink = (item) => this.processOne(item);
   private head: Buffer[] = [];
   private bytes = 0;
 
@@ -66,8 +65,11 @@ export class AdifRowsTransform extends Transform {
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     try {
       this.bytes += chunk.length;
-      if (this.reader !== null) this.rows(this.reader.push(chunk));
-      else this.start(chunk, false);
+      if (this.reader === null) this.start(chunk, false);
+      else {
+        this.reader.push(chunk, this.processItem);
+        this.handOnRows();
+      }
       this.progress();
       callback();
     } catch (error) {
@@ -78,7 +80,8 @@ export class AdifRowsTransform extends Transform {
   override _flush(callback: TransformCallback): void {
     try {
       if (this.reader === null) this.start(Buffer.alloc(0), true);
-      this.rows(this.reader!.end());
+      this.reader!.end(this.processItem);
+      this.handOnRows();
       this.progress();
       callback();
     } catch (error) {
@@ -94,17 +97,20 @@ export class AdifRowsTransform extends Transform {
     if (format === null) return;
     this.head = [];
     this.reader = createItemReader(format);
-    this.rows(this.reader.push(head));
+    this.reader.push(head, this.processItem);
+    this.handOnRows();
   }
 
-  private rows(items: AdifItem[]): void {
-    let rows = '';
-    for (const item of items) {
-      if (item.kind === 'record') rows += this.processor.process(item.fields, item.recordNo, item.line) ?? '';
-      else if (item.kind === 'problem') this.processor.messages.add(item.problem.message);
-      else this.processor.declareUserFields(item.header.fields);
-    }
-    if (rows !== '') this.push(rows);
+  /** The reader's sink: each item is processed as soon as it is read. */
+  private processOne(item: AdifItem): void {
+    if (item.kind === 'record') this.rowText += this.processor.process(item.fields, item.recordNo, item.line) ?? '';
+    else if (item.kind === 'problem') this.processor.messages.add(item.problem.message);
+    else this.processor.declareUserFields(item.header.fields);
+  }
+
+  private handOnRows(): void {
+    if (this.rowText !== '') this.push(this.rowText);
+    this.rowText = '';
   }
 
   private progress(): void {

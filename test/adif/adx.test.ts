@@ -11,6 +11,7 @@ import {
   formatAdxRecord,
   parseAdx,
 } from '../../lib/adif/adx.js';
+import { readItems } from '../../lib/adif/itemReader.js';
 import type { AdifItem, AdifParseResult } from '../../lib/adif/types.js';
 
 /** The example document of the ADX specification, with a few more fields. */
@@ -89,11 +90,7 @@ const expected: AdifParseResult = {
 };
 
 function readChunks(chunks: Buffer[]): AdifItem[] {
-  const reader = new AdxReader();
-  const items: AdifItem[] = [];
-  for (const chunk of chunks) items.push(...reader.push(chunk));
-  items.push(...reader.end());
-  return items;
+  return readItems(new AdxReader(), chunks);
 }
 
 t.test('reads the ADX example: header, USERDEF definitions, APP and USERDEF fields, entities, CDATA', async (t) => {

@@ -108,7 +108,7 @@ t.test('a reader that throws fails the stream instead of the process', async (t)
     push: () => {
       throw new Error('reader broke');
     },
-    end: () => [],
+    end: () => undefined,
   });
   await t.rejects(pipeline(Readable.from([Buffer.from('x')]), stream, new Writable({ objectMode: true, write: (_item, _encoding, callback) => callback() })), /reader broke/);
 });

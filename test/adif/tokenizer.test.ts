@@ -1,13 +1,11 @@
 import t from 'tap';
+import { readItems } from '../../lib/adif/itemReader.js';
 import { AdifTokenizer, parseAdif, type AdifTokenizerOptions } from '../../lib/adif/tokenizer.js';
 import type { AdifItem, AdifParseResult } from '../../lib/adif/types.js';
 
 /** Feeds the chunks one by one and checks the item order contract on the way. */
 function parseChunks(chunks: Buffer[], options?: AdifTokenizerOptions): AdifParseResult {
-  const tokenizer = new AdifTokenizer(options);
-  const items: AdifItem[] = [];
-  for (const chunk of chunks) items.push(...tokenizer.push(chunk));
-  items.push(...tokenizer.end());
+  const items = readItems(new AdifTokenizer(options), chunks);
   const headers = items.filter((item) => item.kind === 'header');
   if (headers.length !== 1 || items[0]?.kind !== 'header') throw new Error('the header item must come first, exactly once');
   const result: AdifParseResult = { header: headers[0]!.header, records: [], problems: [] };
@@ -351,11 +349,8 @@ t.test('the maximum field length is an option', async (t) => {
 });
 
 t.test('a bogus length does not make the tokenizer buffer the rest of the input', async (t) => {
-  const tokenizer = new AdifTokenizer({ maxFieldLength: 100 });
-  const items = tokenizer.push(Buffer.from('<EOH><CALL:4>K1AB<COMMENT:999999999>'));
   const record = Buffer.from('<CALL:4>K2AB<EOR>\n');
-  for (let i = 0; i < 1000; i++) items.push(...tokenizer.push(record));
-  items.push(...tokenizer.end());
+  const items = readItems(new AdifTokenizer({ maxFieldLength: 100 }), [Buffer.from('<EOH><CALL:4>K1AB<COMMENT:999999999>'), ...Array.from({ length: 1000 }, () => record)]);
   const records = items.filter((item) => item.kind === 'record');
   t.equal(records.length, 1000, 'every record after the bogus tag came out');
   t.equal(items.filter((item) => item.kind === 'problem').length, 1);
@@ -379,7 +374,11 @@ t.test('tags that never close are text, never a hang', async (t) => {
 
 t.test('push after end is refused', async (t) => {
   const tokenizer = new AdifTokenizer();
-  tokenizer.end();
-  t.throws(() => tokenizer.push(Buffer.from('<CALL:4>K1AB')), /after end/);
-  t.same(tokenizer.end(), [], 'a second end() yields nothing');
+  const items: AdifItem[] = [];
+  const sink = (item: AdifItem) => items.push(item);
+  tokenizer.end(sink);
+  t.equal(items.length, 1, 'the header item');
+  t.throws(() => tokenizer.push(Buffer.from('<CALL:4>K1AB'), sink), /after end/);
+  tokenizer.end(sink);
+  t.equal(items.length, 1, 'a second end() yields nothing');
 });
