@@ -63,7 +63,7 @@ async function runImport(db: pg.Pool, input: Readable, options: ImportOptions, t
 async function dryRun(db: pg.Pool, input: Readable, options: ImportOptions, toRows: RowsTransform): Promise<ImportSummary> {
   const station = await loadImportStation(db, options.stationId);
   const processor = new RecordProcessor(station, options, null);
-  const discard = new Writable({ write: (_chunk, _encoding, callback) => callback() });
+  const discard = new Writable({ objectMode: true, write: (_rows, _encoding, callback) => callback() });
   await pipeline(input, toRows(processor), discard);
   return summarize(processor, { stored: 0, firstId: null, lastId: null }, 0);
 }

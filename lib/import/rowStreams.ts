@@ -45,6 +45,12 @@ function createItemReader(format: AdifFormat): AdifItemReader {
   return format === 'adx' ? new AdxReader() : new AdifTokenizer();
 }
 
+/**
+ * Rows leave as strings, one chunk's worth at a time: the staging writer encodes them straight
+ * into reused memory, where a byte stream would make a Buffer of every chunk.
+ */
+const ROWS_OUT = { readableObjectMode: true, readableHighWaterMark: 1 } as const;
+
 /** ADIF or ADX bytes in, COPY rows out; the format is sniffed from the first bytes unless given. */
 export class AdifRowsTransform extends Transform {
   private reader: AdifItemReader | null = null;
@@ -59,7 +65,7 @@ export class AdifRowsTransform extends Transform {
     private readonly format: AdifFormat | undefined,
     private readonly onProgress: Progress,
   ) {
-    super();
+    super(ROWS_OUT);
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
@@ -129,7 +135,7 @@ export class RecordRowsTransform extends Transform {
     private readonly processor: RecordProcessor,
     private readonly onProgress: Progress,
   ) {
-    super({ writableObjectMode: true });
+    super({ ...ROWS_OUT, writableObjectMode: true });
   }
 
   override _transform(record: RawRecord, _encoding: BufferEncoding, callback: TransformCallback): void {

@@ -5,6 +5,7 @@ import type pg from 'pg';
 import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
 import { SQL_TYPE } from '../db/qsoColumns.js';
 import { INSERT_COLUMNS } from './rowValues.js';
+import { TextSlabs, type TextPiece } from './textSlabs.js';
 
 /**
  * The database half of an import, inside the caller's transaction: rows are COPYed into a
@@ -75,16 +76,21 @@ async function storeStagedRows(client: pg.PoolClient, stationId: number): Promis
 }
 
 export interface StagingLimits {
-  /** Rows per COPY into the staging table before they are moved on. */
+  /** Rows per COPY into the staging table before they are moved on... */
   rowsPerBatch: number;
+  /** ...or bytes, whichever comes first: a batch's text is held until its COPY has finished. */
+  batchBytes: number;
   /**
    * COPY text the writer queues while PostgreSQL moves a batch: the reader and normaliser keep
    * working meanwhile instead of waiting, and memory stays bounded.
    */
   queuedBytes: number;
+  /** The size of the reused pieces of memory the text is kept in (TextSlabs). */
+  slabBytes: number;
 }
 
-const DEFAULT_LIMITS: StagingLimits = { rowsPerBatch: 25_000, queuedBytes: 8 * 1024 * 1024 };
+const MiB = 1024 * 1024;
+const DEFAULT_LIMITS: StagingLimits = { rowsPerBatch: 25_000, batchBytes: 16 * MiB, queuedBytes: 8 * MiB, slabBytes: 1 * MiB };
 const NEWLINE = 0x0a;
 
 function countRows(chunk: Buffer): number {
@@ -96,9 +102,11 @@ function countRows(chunk: Buffer): number {
 type Callback = (error?: Error | null) => void;
 
 /**
- * The end of the import pipeline: COPY text in; batches of rows COPYed into the staging table
- * and moved into `qso` by one INSERT each. While a batch is moved, further rows queue here
- * (up to `queuedBytes`), so JavaScript and PostgreSQL work at the same time.
+ * The end of the import pipeline: COPY text in (strings, or bytes); batches of rows COPYed into
+ * the staging table and moved into `qso` by one INSERT each. While a batch is moved, further
+ * rows queue here (up to `queuedBytes`), so JavaScript and PostgreSQL work at the same time.
+ * The text is kept in reused slabs (TextSlabs): a slab is recycled once the COPYs its text
+ * went into have finished, when PostgreSQL has read every byte of it.
  *
  * The queue is the writer's own rather than Writable's buffer: a Writable over its high-water
  * mark resumes its producer only once its buffer is empty ('drain'), so the parser would sit out
@@ -109,8 +117,12 @@ type Callback = (error?: Error | null) => void;
 export class StagingWriter extends Writable {
   private copy: CopyStreamQuery | null = null;
   private rowsInBatch = 0;
-  private readonly queue: Buffer[] = [];
+  private bytesInBatch = 0;
+  private readonly slabs: TextSlabs;
+  private readonly queue: TextPiece[] = [];
   private queuedBytes = 0;
+  /** Pieces written into the running COPY: released when it has finished. */
+  private inCopy: TextPiece[] = [];
   /** The producer's callback, held while the queue is full. */
   private held: Callback | null = null;
   /** Whether the loop moving queued chunks into the database runs, and its end. */
@@ -125,13 +137,14 @@ export class StagingWriter extends Writable {
     private readonly limits: StagingLimits = DEFAULT_LIMITS,
   ) {
     // The queue below is the only buffer: Writable's own would hold rows outside its limit.
-    super({ highWaterMark: 1 });
+    // Strings are taken as they are and encoded straight into a slab.
+    super({ highWaterMark: 1, decodeStrings: false });
+    this.slabs = new TextSlabs(limits.slabBytes);
   }
 
-  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: Callback): void {
+  override _write(rows: string | Buffer, _encoding: BufferEncoding, callback: Callback): void {
     if (this.failure !== null) return callback(this.failure);
-    this.queue.push(chunk);
-    this.queuedBytes += chunk.length;
+    this.queuedBytes += this.slabs.put(rows, this.queue);
     if (this.queuedBytes < this.limits.queuedBytes) callback();
     else this.held = callback;
     if (!this.draining) {
@@ -158,10 +171,10 @@ export class StagingWriter extends Writable {
   /** Moves queued chunks into the database until the queue is empty; a failure ends the import. */
   private async drainQueue(): Promise<void> {
     try {
-      for (let chunk = this.queue.shift(); chunk !== undefined; chunk = this.queue.shift()) {
-        this.queuedBytes -= chunk.length;
+      for (let piece = this.queue.shift(); piece !== undefined; piece = this.queue.shift()) {
+        this.queuedBytes -= piece.bytes.length;
         if (this.queuedBytes < this.limits.queuedBytes) this.release();
-        await this.writeRows(chunk);
+        await this.writeRows(piece);
       }
     } catch (error) {
       this.failure = error as Error;
@@ -181,15 +194,17 @@ export class StagingWriter extends Writable {
     held?.(error);
   }
 
-  private async writeRows(chunk: Buffer): Promise<void> {
+  private async writeRows(piece: TextPiece): Promise<void> {
     if (this.copy === null) {
       this.copy = this.client.query(copyFrom(`COPY import_staging (${COLUMN_LIST}) FROM STDIN`));
       // A server error can arrive between writes: it ends the import.
       this.copy.on('error', (error) => this.destroy(error));
     }
-    if (!this.copy.write(chunk)) await once(this.copy, 'drain');
-    this.rowsInBatch += countRows(chunk);
-    if (this.rowsInBatch >= this.limits.rowsPerBatch) await this.storeBatch();
+    this.inCopy.push(piece);
+    if (!this.copy.write(piece.bytes)) await once(this.copy, 'drain');
+    this.rowsInBatch += countRows(piece.bytes);
+    this.bytesInBatch += piece.bytes.length;
+    if (this.rowsInBatch >= this.limits.rowsPerBatch || this.bytesInBatch >= this.limits.batchBytes) await this.storeBatch();
   }
 
   private async storeBatch(): Promise<void> {
@@ -197,8 +212,11 @@ export class StagingWriter extends Writable {
     if (copy === null) return;
     this.copy = null;
     this.rowsInBatch = 0;
+    this.bytesInBatch = 0;
     copy.end();
     await finished(copy);
+    for (const piece of this.inCopy) this.slabs.release(piece);
+    this.inCopy = [];
     const batch = await storeStagedRows(this.client, this.stationId);
     this.stored.stored += batch.stored;
     if (batch.firstId !== null) {

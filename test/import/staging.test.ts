@@ -12,7 +12,8 @@ import { createOperator } from '../helpers/fixtures.js';
 
 /**
  * The staging writer on its own, with small limits shaped like the real ones: batches of 10 rows
- * and a queue of about 15 (a little more than a batch, as 8 MiB is to 25,000 rows).
+ * and a queue of about 15 (a little more than a batch, as 8 MiB is to 25,000 rows), and slabs of
+ * 64 bytes, so that every row is spread over several reused slabs.
  * Each batch's INSERT into qso first takes advisory lock (4242, n) for its statement number n,
  * so the test decides when batch n may be stored and can watch the producer meanwhile.
  */
@@ -75,7 +76,7 @@ t.test('staging writer', async (t) => {
       END $$;
     CREATE TRIGGER staging_test_gate BEFORE INSERT ON qso FOR EACH STATEMENT EXECUTE FUNCTION staging_test_gate()`);
   const rowBytes = Buffer.byteLength(copyRow(callsign('DL9Q', 0)));
-  const limits = { rowsPerBatch: 10, queuedBytes: 15 * rowBytes };
+  const limits = { rowsPerBatch: 10, batchBytes: 1024 * 1024, queuedBytes: 15 * rowBytes, slabBytes: 64 };
 
   /** Holds the gates of the next `count` batches on a connection of its own. */
   async function closeGates(count: number) {
@@ -118,6 +119,22 @@ t.test('staging writer', async (t) => {
       t.equal(Number(rows[59]!.id), writer.stored.lastId);
     } finally {
       await gates.close();
+      client.release();
+    }
+  });
+
+  t.test('a batch also ends at its byte limit, whatever its row count', async (t) => {
+    const op = await createOperator(pool);
+    const client = await openImport(pool);
+    try {
+      const { rows: before } = await pool.query<{ last: string }>('SELECT last_value AS last FROM staging_test_batch');
+      const writer = new StagingWriter(client, op.stationId, { ...limits, rowsPerBatch: 1000, batchBytes: 10 * rowBytes });
+      await pipeline(rowSource('DL9S', 30).stream, writer);
+      await client.query('COMMIT');
+      const { rows: after } = await pool.query<{ last: string }>('SELECT last_value AS last FROM staging_test_batch');
+      t.equal(Number(after[0]!.last) - Number(before[0]!.last), 3, 'three INSERTs of 10 rows');
+      t.equal(writer.stored.stored, 30);
+    } finally {
       client.release();
     }
   });
