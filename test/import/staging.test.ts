@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { normalizeRecord } from '../../lib/adif/normalize.js';
 import { formatCopyRow } from '../../lib/import/copyText.js';
 import { newRow, rowValues } from '../../lib/import/rowValues.js';
@@ -55,8 +55,10 @@ async function settled(read: () => number): Promise<number> {
   return last;
 }
 
-async function openImport(pool: pg.Pool): Promise<pg.PoolClient> {
+/** A connection in a transaction with a staging table, as an import has; given back when the test ends. */
+async function openImport(t: Test, pool: pg.Pool): Promise<pg.PoolClient> {
   const client = await pool.connect();
+  t.teardown(() => client.release());
   await client.query('BEGIN');
   await createStagingTable(client);
   return client;
@@ -78,96 +80,80 @@ t.test('staging writer', async (t) => {
   const rowBytes = Buffer.byteLength(copyRow(callsign('DL9Q', 0)));
   const limits = { rowsPerBatch: 10, batchBytes: 1024 * 1024, queuedBytes: 15 * rowBytes, slabBytes: 64 };
 
-  /** Holds the gates of the next `count` batches on a connection of its own. */
-  async function closeGates(count: number) {
+  /** Holds the gates of the next `count` batches on a connection of its own, until the test ends. */
+  async function closeGates(t: Test, count: number) {
     const gate = await pool.connect();
+    t.teardown(async () => {
+      await gate.query('SELECT pg_advisory_unlock_all()');
+      gate.release();
+    });
     const { rows } = await gate.query<{ next: string }>("SELECT last_value + CASE WHEN is_called THEN 1 ELSE 0 END AS next FROM staging_test_batch");
     const first = Number(rows[0]!.next);
     for (let n = first; n < first + count; n++) await gate.query('SELECT pg_advisory_lock($1, $2)', [LOCK_CLASS, n]);
-    return {
-      open: (index: number) => gate.query('SELECT pg_advisory_unlock($1, $2)', [LOCK_CLASS, first + index]),
-      async close() {
-        await gate.query('SELECT pg_advisory_unlock_all()');
-        gate.release();
-      },
-    };
+    return { open: (index: number) => gate.query('SELECT pg_advisory_unlock($1, $2)', [LOCK_CLASS, first + index]) };
   }
 
   t.test('the producer refills the queue while every batch is moved, not only once it is empty', async (t) => {
     const op = await createOperator(pool);
-    const client = await openImport(pool);
-    const gates = await closeGates(6);
-    try {
-      const source = rowSource('DL9Q', 60);
-      const writer = new StagingWriter(client, op.stationId, limits);
-      const done = pipeline(source.stream, writer);
+    const client = await openImport(t, pool);
+    const gates = await closeGates(t, 6);
+    const source = rowSource('DL9Q', 60);
+    const writer = new StagingWriter(client, op.stationId, limits);
+    const done = pipeline(source.stream, writer);
 
-      // Beyond the rows of the batches begun: the 15 queued, and the one chunk the stream holds.
-      const queuedWhileFirst = (await settled(() => source.produced)) - 10;
-      t.ok(queuedWhileFirst >= 15 && queuedWhileFirst <= 16, `while batch 1 waits, the producer fills the queue and stops there (${queuedWhileFirst} rows)`);
-      await gates.open(0);
-      const queuedWhileSecond = (await settled(() => source.produced)) - 20;
-      t.ok(queuedWhileSecond >= 15 && queuedWhileSecond <= 16, `while batch 2 waits, it refills what batch 2 took (${queuedWhileSecond} rows)`);
-      for (let gate = 1; gate < 6; gate++) await gates.open(gate);
-      await done;
+    // Beyond the rows of the batches begun: the 15 queued, and the one chunk the stream holds.
+    const queuedWhileFirst = (await settled(() => source.produced)) - 10;
+    t.ok(queuedWhileFirst >= 15 && queuedWhileFirst <= 16, `while batch 1 waits, the producer fills the queue and stops there (${queuedWhileFirst} rows)`);
+    await gates.open(0);
+    const queuedWhileSecond = (await settled(() => source.produced)) - 20;
+    t.ok(queuedWhileSecond >= 15 && queuedWhileSecond <= 16, `while batch 2 waits, it refills what batch 2 took (${queuedWhileSecond} rows)`);
+    for (let gate = 1; gate < 6; gate++) await gates.open(gate);
+    await done;
 
-      t.equal(writer.stored.stored, 60);
-      await client.query('COMMIT');
-      const { rows } = await pool.query<{ call: string; id: string }>('SELECT call, id FROM qso WHERE station_id = $1 ORDER BY id', [op.stationId]);
-      t.same(rows.map((row) => row.call), Array.from({ length: 60 }, (_, i) => callsign('DL9Q', i)), 'every row stored once, in the order written');
-      t.equal(Number(rows[0]!.id), writer.stored.firstId);
-      t.equal(Number(rows[59]!.id), writer.stored.lastId);
-    } finally {
-      await gates.close();
-      client.release();
-    }
+    t.equal(writer.stored.stored, 60);
+    await client.query('COMMIT');
+    const { rows } = await pool.query<{ call: string; id: string }>('SELECT call, id FROM qso WHERE station_id = $1 ORDER BY id', [op.stationId]);
+    t.same(rows.map((row) => row.call), Array.from({ length: 60 }, (_, i) => callsign('DL9Q', i)), 'every row stored once, in the order written');
+    t.equal(Number(rows[0]!.id), writer.stored.firstId);
+    t.equal(Number(rows[59]!.id), writer.stored.lastId);
   });
 
   t.test('a batch also ends at its byte limit, whatever its row count', async (t) => {
     const op = await createOperator(pool);
-    const client = await openImport(pool);
-    try {
-      const { rows: before } = await pool.query<{ last: string }>('SELECT last_value AS last FROM staging_test_batch');
-      const writer = new StagingWriter(client, op.stationId, { ...limits, rowsPerBatch: 1000, batchBytes: 10 * rowBytes });
-      await pipeline(rowSource('DL9S', 30).stream, writer);
-      await client.query('COMMIT');
-      const { rows: after } = await pool.query<{ last: string }>('SELECT last_value AS last FROM staging_test_batch');
-      t.equal(Number(after[0]!.last) - Number(before[0]!.last), 3, 'three INSERTs of 10 rows');
-      t.equal(writer.stored.stored, 30);
-    } finally {
-      client.release();
-    }
+    const client = await openImport(t, pool);
+    const { rows: before } = await pool.query<{ last: string }>('SELECT last_value AS last FROM staging_test_batch');
+    const writer = new StagingWriter(client, op.stationId, { ...limits, rowsPerBatch: 1000, batchBytes: 10 * rowBytes });
+    await pipeline(rowSource('DL9S', 30).stream, writer);
+    await client.query('COMMIT');
+    const { rows: after } = await pool.query<{ last: string }>('SELECT last_value AS last FROM staging_test_batch');
+    t.equal(Number(after[0]!.last) - Number(before[0]!.last), 3, 'three INSERTs of 10 rows');
+    t.equal(writer.stored.stored, 30);
   });
 
   t.test('a database error while the producer is held fails the pipeline instead of hanging', async (t) => {
     const op = await createOperator(pool);
-    const client = await openImport(pool);
-    const gates = await closeGates(2);
-    try {
-      const rows = ['DL9A0', 'DL9A1', 'DL9A2', 'DL9A3', 'DL9A4', 'DL9A5', 'DL9A6', 'DL9A7', 'DL9A8', 'DL9A9', 'DL9FAIL'];
-      let produced = 0;
-      const source = new Readable({
-        highWaterMark: 1,
-        read() {
-          this.push(produced < rows.length ? copyRow(rows[produced]!) : copyRow(`DL9B${produced}`));
-          produced++;
-          if (produced === 60) this.push(null);
-        },
-      });
-      const done = pipeline(source, new StagingWriter(client, op.stationId, limits));
-      const failed = t.rejects(done, /refused by test gate/);
-      await settled(() => produced);
-      await gates.open(0);
-      await settled(() => produced);
-      t.ok(produced < 60, `the producer is held at a full queue (${produced} of 60 rows)`);
-      await gates.open(1);
-      await failed;
-      await client.query('ROLLBACK');
-      const { rows: stored } = await pool.query('SELECT 1 FROM qso WHERE station_id = $1', [op.stationId]);
-      t.equal(stored.length, 0, 'the caller rolls back: nothing stored');
-    } finally {
-      await gates.close();
-      client.release();
-    }
+    const client = await openImport(t, pool);
+    const gates = await closeGates(t, 2);
+    const rows = ['DL9A0', 'DL9A1', 'DL9A2', 'DL9A3', 'DL9A4', 'DL9A5', 'DL9A6', 'DL9A7', 'DL9A8', 'DL9A9', 'DL9FAIL'];
+    let produced = 0;
+    const source = new Readable({
+      highWaterMark: 1,
+      read() {
+        this.push(produced < rows.length ? copyRow(rows[produced]!) : copyRow(`DL9B${produced}`));
+        produced++;
+        if (produced === 60) this.push(null);
+      },
+    });
+    const done = pipeline(source, new StagingWriter(client, op.stationId, limits));
+    const failed = t.rejects(done, /refused by test gate/);
+    await settled(() => produced);
+    await gates.open(0);
+    await settled(() => produced);
+    t.ok(produced < 60, `the producer is held at a full queue (${produced} of 60 rows)`);
+    await gates.open(1);
+    await failed;
+    await client.query('ROLLBACK');
+    const { rows: stored } = await pool.query('SELECT 1 FROM qso WHERE station_id = $1', [op.stationId]);
+    t.equal(stored.length, 0, 'the caller rolls back: nothing stored');
   });
 });
