@@ -76,7 +76,7 @@ async function storeStagedRows(client: pg.PoolClient, stationId: number): Promis
 }
 
 export interface StagingLimits {
-  /** Rows per COPY into the staging table before they are moved on... */
+  /** Rows per COPY into the staging table before they are moved on (at the end of the chunk)... */
   rowsPerBatch: number;
   /** ...or bytes, whichever comes first: a batch's text is held until its COPY has finished. */
   batchBytes: number;
@@ -201,10 +201,14 @@ export class StagingWriter extends Writable {
       this.copy.on('error', (error) => this.destroy(error));
     }
     this.inCopy.push(piece);
-    if (!this.copy.write(piece.bytes)) await once(this.copy, 'drain');
-    this.rowsInBatch += countRows(piece.bytes);
-    this.bytesInBatch += piece.bytes.length;
-    if (this.rowsInBatch >= this.limits.rowsPerBatch || this.bytesInBatch >= this.limits.batchBytes) await this.storeBatch();
+    const { bytes } = piece;
+    if (!this.copy.write(bytes)) await once(this.copy, 'drain');
+    this.rowsInBatch += countRows(bytes);
+    this.bytesInBatch += bytes.length;
+    // Slabs cut text wherever a slab is full, inside a row too: a COPY may end only after a
+    // whole row. Every chunk ends with one, so a batch runs past its limit by a chunk at most.
+    const full = this.rowsInBatch >= this.limits.rowsPerBatch || this.bytesInBatch >= this.limits.batchBytes;
+    if (full && bytes[bytes.length - 1] === NEWLINE) await this.storeBatch();
   }
 
   private async storeBatch(): Promise<void> {

@@ -55,10 +55,11 @@ async function settled(read: () => number): Promise<number> {
   return last;
 }
 
-/** A connection in a transaction with a staging table, as an import has; given back when the test ends. */
+/** A connection in a transaction with a staging table, as an import has; closed when the test ends. */
 async function openImport(t: Test, pool: pg.Pool): Promise<pg.PoolClient> {
   const client = await pool.connect();
-  t.teardown(() => client.release());
+  // Closed rather than returned: a failed case may leave its transaction aborted.
+  t.teardown(() => client.release(true));
   await client.query('BEGIN');
   await createStagingTable(client);
   return client;
@@ -128,6 +129,19 @@ t.test('staging writer', async (t) => {
     const { rows: after } = await pool.query<{ last: string }>('SELECT last_value AS last FROM staging_test_batch');
     t.equal(Number(after[0]!.last) - Number(before[0]!.last), 3, 'three INSERTs of 10 rows');
     t.equal(writer.stored.stored, 30);
+  });
+
+  t.test('a batch never ends inside a row, though slabs cut rows apart', async (t) => {
+    const op = await createOperator(pool);
+    const client = await openImport(t, pool);
+    // Chunks of 5 rows into slabs of 7.5 rows: every other chunk is split inside a row, and a
+    // batch of 8 rows fills up inside such a split chunk.
+    const chunks = Array.from({ length: 20 }, (_, c) => Array.from({ length: 5 }, (_, r) => copyRow(callsign('DL9R', c * 5 + r))).join(''));
+    const writer = new StagingWriter(client, op.stationId, { ...limits, rowsPerBatch: 8, slabBytes: Math.floor(7.5 * rowBytes) });
+    await pipeline(Readable.from(chunks, { objectMode: true }), writer);
+    await client.query('COMMIT');
+    const { rows } = await pool.query<{ call: string }>('SELECT call FROM qso WHERE station_id = $1 ORDER BY id', [op.stationId]);
+    t.same(rows.map((row) => row.call), Array.from({ length: 100 }, (_, i) => callsign('DL9R', i)), 'every row stored whole, in order');
   });
 
   t.test('a database error while the producer is held fails the pipeline instead of hanging', async (t) => {
