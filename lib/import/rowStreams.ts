@@ -2,7 +2,6 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { AdxReader } from '../adif/adx.js';
 import { AdifTokenizer } from '../adif/tokenizer.js';
 import type { AdifItemReader, AdifItemSink } from '../adif/itemReader.js';
-import type { AdifItem } from '../adif/types.js';
 import type { RawRecord } from '../adif/normalize.js';
 import type { RecordProcessor } from './recordProcessor.js';
 import type { ImportOptions } from './types.js';
@@ -56,7 +55,12 @@ export class AdifRowsTransform extends Transform {
   private reader: AdifItemReader | null = null;
   /** COPY rows of the chunk being read, handed on at its end. */
   private rowText = '';
-  private readonly processItem: AdifItemSink = (item) => this.processOne(item);
+  /** The reader's sink: each item is processed as soon as it is read. */
+  private readonly processItem: AdifItemSink = (item) => {
+    if (item.kind === 'record') this.rowText += this.processor.process(item.fields, item.recordNo, item.line) ?? '';
+    else if (item.kind === 'problem') this.processor.messages.add(item.problem.message);
+    else this.processor.declareUserFields(item.header.fields);
+  };
   private head: Buffer[] = [];
   private bytes = 0;
 
@@ -72,10 +76,7 @@ export class AdifRowsTransform extends Transform {
     try {
       this.bytes += chunk.length;
       if (this.reader === null) this.start(chunk, false);
-      else {
-        this.reader.push(chunk, this.processItem);
-        this.handOnRows();
-      }
+      else this.readRows(this.reader, chunk);
       this.progress();
       callback();
     } catch (error) {
@@ -103,15 +104,13 @@ export class AdifRowsTransform extends Transform {
     if (format === null) return;
     this.head = [];
     this.reader = createItemReader(format);
-    this.reader.push(head, this.processItem);
-    this.handOnRows();
+    this.readRows(this.reader, head);
   }
 
-  /** The reader's sink: each item is processed as soon as it is read. */
-  private processOne(item: AdifItem): void {
-    if (item.kind === 'record') this.rowText += this.processor.process(item.fields, item.recordNo, item.line) ?? '';
-    else if (item.kind === 'problem') this.processor.messages.add(item.problem.message);
-    else this.processor.declareUserFields(item.header.fields);
+  /** Feeds the reader one chunk and hands on the rows it made. */
+  private readRows(reader: AdifItemReader, chunk: Buffer): void {
+    reader.push(chunk, this.processItem);
+    this.handOnRows();
   }
 
   private handOnRows(): void {
