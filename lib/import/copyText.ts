@@ -14,15 +14,18 @@ export function escapeCopyValue(value: string): string {
   return SPECIAL.test(value) ? value.replace(SPECIALS, (char) => ESCAPES[char]!) : value;
 }
 
-/** One row, newline included. */
+/**
+ * One row, newline included. Joined rather than concatenated: `+=` builds a rope of two nodes
+ * per column (about 4 KB of garbage for a QSO's 60 columns, half of all an import allocated);
+ * join writes one flat string.
+ */
 export function formatCopyRow(values: ReadonlyArray<string | null>): string {
-  let line = '';
+  const cells = new Array<string>(values.length);
   for (let i = 0; i < values.length; i++) {
     const value = values[i];
-    if (i > 0) line += '\t';
-    line += value === null || value === undefined ? COPY_NULL : escapeCopyValue(value);
+    cells[i] = value === null || value === undefined ? COPY_NULL : escapeCopyValue(value);
   }
-  return line + '\n';
+  return cells.join('\t') + '\n';
 }
 
 const ESCAPED = /\\(.)/g;
