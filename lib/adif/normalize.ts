@@ -113,6 +113,16 @@ const INTEGER = /^-?\d+$/;
 /** A leading decimal number; what follows (a unit such as "W") is ignored. */
 const LEADING_NUMBER = /^-?(?:\d+(?:\.\d*)?|\.\d+)/;
 
+/**
+ * Digits as String(Number(text)) would give them back: no leading zero, no "-0". Such text is
+ * kept as it is, because String(number) stores each result in V8's number-string cache, which
+ * keeps it alive into the old generation (see hertzText in lib/import/rowValues.ts).
+ */
+function isCanonicalInteger(text: string): boolean {
+  const first = text.charCodeAt(0) === 0x2d ? 1 : 0;
+  return text.charCodeAt(first) !== 0x30 || (first === 0 && text.length === 1);
+}
+
 function integerNormalizer(minimum: number | null, maximum: number | null): ValueHandling {
   const low = Math.max(minimum ?? INT32_MIN, INT32_MIN);
   const high = Math.min(maximum ?? INT32_MAX, INT32_MAX);
@@ -120,7 +130,8 @@ function integerNormalizer(minimum: number | null, maximum: number | null): Valu
     normalize: (text) => {
       if (!INTEGER.test(text)) return null;
       const value = Number(text);
-      return value >= low && value <= high ? String(value) : null;
+      if (value < low || value > high) return null;
+      return isCanonicalInteger(text) ? text : String(value);
     },
     expected: `an integer from ${low} to ${high}`,
   };

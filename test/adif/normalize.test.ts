@@ -320,3 +320,11 @@ t.test('unknown and application fields are kept; only unknown ones are listed', 
   t.same(qso.fields, { app_n1mm_exchange1: '599 14', my_logger_id: '42', foo: 'Bar' });
   t.same(unknownFields, ['MY_LOGGER_ID', 'FOO']);
 });
+
+t.test('integer fields come out in canonical digits, whatever the input spelled', async (t) => {
+  const cases: Array<[string, string]> = [['0', '0'], ['-0', '0'], ['00', '0'], ['007', '7'], ['12', '12'], ['2147483647', '2147483647']];
+  for (const [input, stored] of cases) {
+    const { qso } = normalizeOk(t, { ...minimal, SRX: input });
+    t.equal(qso.fields.srx, stored, `SRX ${input}`);
+  }
+});
