@@ -170,7 +170,11 @@ export class DupeIndex {
   }
 }
 
-const KEY_BATCH_ROWS = 10_000;
+/**
+ * Keys fetched per cursor round trip. 10,000 held 30 MB of rows and protocol buffers at once
+ * (re-importing a million QSOs peaked at 157 MB instead of 126 MB); 2,000 is as fast.
+ */
+const KEY_BATCH_ROWS = 2_000;
 
 /** The keys of every QSO stored for the station, read through a cursor (flat memory on the way in). */
 export async function loadDupeIndex(client: pg.PoolClient, stationId: number): Promise<DupeIndex> {
