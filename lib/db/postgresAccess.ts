@@ -1,5 +1,6 @@
 import { chmod, stat } from 'node:fs/promises';
-import { dirname, isAbsolute, relative } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 
 /** Whether `path` is `root` or inside it. */
 function within(path: string, root: string): boolean {
@@ -33,4 +34,17 @@ export async function letPostgresReach(paths: readonly string[], mayOpen: readon
     }
   }
   return opened;
+}
+
+/**
+ * The folder directly inside the temporary folder that holds `path`, when this process's user
+ * owns it: a checkout made as `cd $(mktemp -d) && git clone …` lies one closed (0700) folder
+ * below /tmp, made for it, which may then be opened like the project itself. null otherwise.
+ */
+export async function ownTempFolder(path: string, tempRoot = tmpdir()): Promise<string | null> {
+  const rest = relative(tempRoot, path);
+  if (rest === '' || rest.startsWith('..') || isAbsolute(rest)) return null;
+  const folder = join(tempRoot, rest.split(sep)[0]!);
+  const { uid } = await stat(folder);
+  return uid === process.getuid?.() ? folder : null;
 }
