@@ -74,6 +74,8 @@ export class DupeIndex {
 
   /** `segmentSlots` (a power of two) is for tests, which want many splits from few keys. */
   constructor(private readonly segmentSlots = DEFAULT_SEGMENT_SLOTS) {
+    // Slots are found by masking, and the 75 % limit must leave a free slot.
+    if (segmentSlots < 4 || (segmentSlots & (segmentSlots - 1)) !== 0) throw new Error(`segment slots must be a power of two from 4, not ${segmentSlots}`);
     this.directory = [new Segment(segmentSlots, 0)];
     this.maxSegmentKeys = (segmentSlots * 3) / 4;
     this.scratch = new Uint32Array(segmentSlots * 2);

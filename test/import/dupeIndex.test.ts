@@ -43,3 +43,9 @@ t.test('memory: what the keys need, 8 bytes a slot at about 37.5-75 % load', asy
   t.ok(index.bytes <= (count / 0.3) * 8 + empty, `${index.bytes} bytes for ${count} keys: at most about 27 bytes a key`);
   t.ok(index.bytes >= (count / 0.75) * 8, `${index.bytes} bytes for ${count} keys: no segment above 75 % load`);
 });
+
+t.test('segment sizes that masking cannot serve are refused', async (t) => {
+  for (const slots of [0, 2, 12, 1000]) t.throws(() => new DupeIndex(slots), /segment slots must be a power of two from 4/, `${slots}`);
+  const smallest = new DupeIndex(4);
+  for (let n = 0; n < 100; n++) t.ok(smallest.add(...key(n)), `key ${n} in 4-slot segments`);
+});
