@@ -8,6 +8,7 @@ import { keyCreate, tokenCreate, tokenList, tokenRevoke } from './tokenCommands.
 import { migrateCommand, serveCommand } from './serverCommands.js';
 import { exportCommand, importCommand } from './importExportCommands.js';
 import { workerCommand } from './workerCommand.js';
+import { appVersion } from '../version.js';
 
 const commands: Command[] = [
   serveCommand, migrateCommand, userAdd, clubMemberAdd, clubMemberRemove, stationAdd, logbookAdd,
@@ -15,7 +16,7 @@ const commands: Command[] = [
 ];
 
 function usage(): string {
-  return ['usage: logbook <command> [options]', '', ...commands.map((c) => `  ${c.usage}`)].join('\n');
+  return ['usage: logbook <command> [options]', '       logbook --version', '', ...commands.map((c) => `  ${c.usage}`)].join('\n');
 }
 
 /** The command whose words start argv, longest name first ("club member add" before "club"). */
@@ -29,6 +30,10 @@ function findCommand(argv: string[]): { command: Command; rest: string[] } | nul
 }
 
 export async function main(argv: string[]): Promise<number> {
+  if (argv.length === 1 && argv[0] === '--version') {
+    process.stdout.write(`${appVersion}\n`);
+    return 0;
+  }
   const found = findCommand(argv);
   if (!found) {
     process.stderr.write(`${argv.length ? `logbook: unknown command "${argv.join(' ')}"\n` : ''}${usage()}\n`);

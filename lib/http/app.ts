@@ -6,6 +6,7 @@ import { errorHandler } from './middleware/errorHandler.js';
 import { requestLog } from './middleware/requestLog.js';
 import { notFound } from './errors.js';
 import { openApiDocument } from './openapi.js';
+import { webAppManifest } from './manifest.js';
 import { v2Dispatcher } from './v2/dispatcher.js';
 import { v2Resources } from './v2/resources/index.js';
 import type { ResourceDefinition } from './v2/resource.js';
@@ -16,7 +17,7 @@ export interface AppOptions {
   resources?: ResourceDefinition[];
 }
 
-/** The Koa application: logging → CORS → errors → v2 space → openapi/metrics → v1 → live page → 404. */
+/** The Koa application: logging → CORS → errors → v2 space → openapi/manifest/metrics → v1 → live page → 404. */
 export function createApp(services: Services, options: AppOptions = {}): Koa {
   const resources = options.resources ?? v2Resources;
   const app = new Koa();
@@ -29,6 +30,9 @@ export function createApp(services: Services, options: AppOptions = {}): Koa {
   const router = new Router();
   router.get('/openapi.json', (ctx) => {
     ctx.body = openApiDocument(resources, services.version);
+  });
+  router.get('/manifest.json', (ctx) => {
+    ctx.body = webAppManifest;
   });
   if (services.config.metrics.enabled) {
     router.get(services.config.metrics.path, (ctx) => {

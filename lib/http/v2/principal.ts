@@ -67,7 +67,7 @@ interface TokenLookup {
 export async function authenticate(db: pg.Pool, token: string | null, logger: Logger): Promise<Principal> {
   if (!token) throw new ApiError(401, 'unauthorized', 'Missing API token');
   if (!token.startsWith(V2_TOKEN_PREFIX)) {
-    throw new ApiError(401, 'invalid_token', `API v2 requires a ${V2_TOKEN_PREFIX} token; v1 API keys are not accepted`);
+    throw new ApiError(401, 'invalid_token', `API v2 requires a ${V2_TOKEN_PREFIX} token; legacy v1 API keys are not accepted`);
   }
   const { rows } = await db.query<TokenLookup>(
     `SELECT t.id, t.name, t.user_id, t.created_by, t.scopes, t.expires_at, t.revoked_at,

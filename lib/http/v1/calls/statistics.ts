@@ -15,7 +15,8 @@ async function activeLocationCounts(db: pg.Pool, userId: number): Promise<QsoAct
 
 /**
  * `api/statistics[/<key>]`: always 201; a missing or invalid key gets zeros rather than an
- * error, which the original kept for public widgets that call it without a key.
+ * error, which the original kept for public widgets that call it without a key. Counts are
+ * strings, as the original's database driver returned them (typed clients deserialise strings).
  */
 export const statisticsCall: V1Call = {
   name: 'statistics',
@@ -23,6 +24,11 @@ export const statisticsCall: V1Call = {
   async handle(request) {
     const key = await authorizeKey(request);
     const counts = key ? await activeLocationCounts(request.services.db, key.userId) : NONE;
-    sendJson(request.ctx, 201, { Today: counts.today, total_qsos: counts.total, month_qsos: counts.month, year_qsos: counts.year });
+    sendJson(request.ctx, 201, {
+      Today: String(counts.today),
+      total_qsos: String(counts.total),
+      month_qsos: String(counts.month),
+      year_qsos: String(counts.year),
+    });
   },
 };
