@@ -29,6 +29,8 @@ export interface Config {
   /** Bodies read into memory (ordinary JSON writes). */
   max_json_body_bytes: number;
   max_bulk_qsos: number;
+  /** Rows an import moves into `qso` per statement (ImportOptions.rowsPerBatch; absent: the pipeline's default). */
+  import_batch_rows?: number;
   metrics: { enabled: boolean; path: string };
   /** Take the client address from X-Forwarded-For (behind a reverse proxy). */
   trust_proxy: boolean;
@@ -73,6 +75,7 @@ const configSchema: JSONSchemaType<ConfigFile> = {
     max_body_bytes: { type: 'integer', minimum: 1024, nullable: true },
     max_json_body_bytes: { type: 'integer', minimum: 1024, nullable: true },
     max_bulk_qsos: { type: 'integer', minimum: 1, maximum: 1_000_000, nullable: true },
+    import_batch_rows: { type: 'integer', minimum: 1, maximum: 1_000_000, nullable: true },
     metrics: {
       type: 'object',
       nullable: true,

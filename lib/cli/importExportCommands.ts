@@ -3,6 +3,7 @@ import { open, unlink } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type pg from 'pg';
+import { loadConfig } from '../config.js';
 import { exportAdifStream } from '../export/query.js';
 import { importAdif } from '../import/pipeline.js';
 import { createProgressReporter } from '../import/progressReporter.js';
@@ -37,18 +38,25 @@ function humanSummary(summary: ImportSummary, stationId: number, dryRun: boolean
 
 export const importCommand: Command = {
   name: 'import',
-  usage: 'import FILE|- --station ID [--dry-run] [--json]',
-  options: { json: { type: 'boolean' }, station: { type: 'string' }, 'dry-run': { type: 'boolean' } },
+  usage: 'import FILE|- --station ID [--dry-run] [--json] [--config FILE]',
+  options: { json: { type: 'boolean' }, station: { type: 'string' }, 'dry-run': { type: 'boolean' }, config: { type: 'string' } },
   positionals: { min: 1, max: 1 },
   async run({ values, positionals, database, result }) {
     const stationId = requireId(values, 'station');
     const dryRun = values['dry-run'] === true;
+    const config = loadConfig(optionalString(values, 'config'));
     const { input, size } = await openInput(positionals[0]!);
     const db = await database();
     const progress = createProgressReporter(process.stderr, size);
     let summary: ImportSummary;
     try {
-      summary = await importAdif(db.pool, input, { stationId, frequencyUnit: 'MHz', dryRun, onProgress: progress.update });
+      summary = await importAdif(db.pool, input, {
+        stationId,
+        frequencyUnit: 'MHz',
+        dryRun,
+        rowsPerBatch: config.import_batch_rows,
+        onProgress: progress.update,
+      });
     } finally {
       progress.finish();
       input.destroy();

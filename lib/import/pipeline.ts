@@ -5,7 +5,7 @@ import { loadDupeIndex } from './dupeIndex.js';
 import { loadImportStation } from './enrich.js';
 import { RecordProcessor } from './recordProcessor.js';
 import { AdifRowsTransform, RecordRowsTransform, type AdifFormat } from './rowStreams.js';
-import { createStagingTable, lockStationForImport, StagingWriter, type StoredRange } from './staging.js';
+import { createStagingTable, DEFAULT_LIMITS, lockStationForImport, StagingWriter, type StoredRange } from './staging.js';
 import type { ImportOptions, ImportSummary, RawRecord } from './types.js';
 
 /**
@@ -42,7 +42,7 @@ async function runImport(db: pg.Pool, input: Readable, options: ImportOptions, t
     const dupes = await loadDupeIndex(client, options.stationId);
     await createStagingTable(client);
     const processor = new RecordProcessor(station, options, dupes);
-    const staging = new StagingWriter(client, options.stationId);
+    const staging = new StagingWriter(client, options.stationId, { ...DEFAULT_LIMITS, rowsPerBatch: options.rowsPerBatch ?? DEFAULT_LIMITS.rowsPerBatch });
     await pipeline(input, toRows(processor), staging);
     const { stored } = staging;
     await client.query('COMMIT');

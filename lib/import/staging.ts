@@ -90,7 +90,7 @@ export interface StagingLimits {
 }
 
 const MiB = 1024 * 1024;
-const DEFAULT_LIMITS: StagingLimits = { rowsPerBatch: 25_000, batchBytes: 16 * MiB, queuedBytes: 8 * MiB, slabBytes: 1 * MiB };
+export const DEFAULT_LIMITS: StagingLimits = { rowsPerBatch: 25_000, batchBytes: 16 * MiB, queuedBytes: 8 * MiB, slabBytes: 1 * MiB };
 const NEWLINE = 0x0a;
 
 function countRows(chunk: Buffer): number {

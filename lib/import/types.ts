@@ -18,6 +18,8 @@ export interface ImportOptions {
   defaultOperator?: string | null;
   /** v1 api/qso: skip (and report) records whose STATION_CALLSIGN differs from the location's callsign. */
   checkStationCallsign?: boolean;
+  /** Rows moved from the staging table into `qso` at a time (default 25,000); tests set it small to fail an import after several batches. */
+  rowsPerBatch?: number;
   /** Called as input is consumed (per chunk of an ADIF document, per batch of JSON records; `bytes` is 0 for JSON records). */
   onProgress?: (progress: { records: number; bytes: number }) => void;
 }

@@ -69,6 +69,7 @@ export const qsoCall: V1Call = {
       dryRun,
       operator: forcedOperator(key),
       defaultOperator: defaultOperator(key),
+      rowsPerBatch: services.config.import_batch_rows,
     });
     if (summary.imported > 0) publishQsoEvent(services, key.userId, { type: 'qso_imported', station_id: stationId, imported: summary.imported });
     const ok = summary.failed === 0;

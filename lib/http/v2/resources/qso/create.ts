@@ -159,7 +159,7 @@ async function finishStreamed(streamed: StreamedAdif, dryRun: boolean): Promise<
 }
 
 function importOptions(request: RequestContext, stationId: number, dryRun: boolean, frequencyUnit: 'MHz' | 'Hz'): ImportOptions {
-  return { stationId, frequencyUnit, dryRun, operator: restrictedOperator(request.principal) };
+  return { stationId, frequencyUnit, dryRun, operator: restrictedOperator(request.principal), rowsPerBatch: request.services.config.import_batch_rows };
 }
 
 function announceImport(request: RequestContext, stationId: number, summary: ImportSummary, dryRun: boolean): void {
