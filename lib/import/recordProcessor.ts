@@ -1,4 +1,5 @@
 import { normalizeRecord, type NormalizeOptions, type RawRecord } from '../adif/normalize.js';
+import type { AdifItem } from '../adif/types.js';
 import { formatCopyRow } from './copyText.js';
 import type { DupeIndex } from './dupeIndex.js';
 import { fillDxcc, fillStation, stationCallsignMismatch, type ImportStation } from './enrich.js';
@@ -24,7 +25,7 @@ export class RecordProcessor {
   /** Upper-case names the document's header declares with USERDEFn: expected, so not reported. */
   private userFields: ReadonlySet<string> = new Set();
 
-  /** `dupes` null: no duplicate check (dry run). */
+  /** `dupes` null: no duplicate check here (a dry run; or the unique index decides, direct.ts). */
   constructor(
     private readonly station: ImportStation,
     private readonly options: ImportOptions,
@@ -34,7 +35,7 @@ export class RecordProcessor {
   }
 
   /** Takes the user-defined field names from an ADIF header (USERDEF1 "SWEATERSIZE,{S,M,L}" → SWEATERSIZE). */
-  declareUserFields(header: Readonly<Record<string, string>>): void {
+  private declareUserFields(header: Readonly<Record<string, string>>): void {
     const names = new Set<string>();
     for (const [name, value] of Object.entries(header)) {
       if (/^USERDEF\d+$/i.test(name)) names.add(value.split(/[,{]/, 1)[0]!.trim().toUpperCase());
@@ -42,8 +43,27 @@ export class RecordProcessor {
     this.userFields = names;
   }
 
+  /** An ADIF reader's item: a record's COPY row, or null (not to be stored, or not a record). */
+  processItem(item: AdifItem): string | null {
+    const values = this.itemValues(item);
+    return values === null ? null : formatCopyRow(values);
+  }
+
+  /** Like processItem, the row as column values (INSERT_COLUMNS order, reused from record to record). */
+  itemValues(item: AdifItem): Array<string | null> | null {
+    if (item.kind === 'record') return this.values(item.fields, item.recordNo, item.line);
+    if (item.kind === 'problem') this.messages.add(item.problem.message);
+    else this.declareUserFields(item.header.fields);
+    return null;
+  }
+
   /** The COPY row for a record, or null when it is not to be stored. `line` null for JSON records. */
   process(raw: RawRecord, recordNo: number, line: number | null): string | null {
+    const values = this.values(raw, recordNo, line);
+    return values === null ? null : formatCopyRow(values);
+  }
+
+  private values(raw: RawRecord, recordNo: number, line: number | null): Array<string | null> | null {
     this.parsed++;
     const { qso, messages, unknownFields } = normalizeRecord(raw, this.normalizeOptions);
     if (unknownFields.length > 0) {
@@ -63,7 +83,7 @@ export class RecordProcessor {
     fillDxcc(qso);
     fillStation(qso, this.station, this.options.operator, this.options.defaultOperator);
     this.staged++;
-    return formatCopyRow(rowValues(qso, this.row));
+    return rowValues(qso, this.row);
   }
 
   private reject(recordNo: number, line: number | null, reason: string): null {

@@ -40,7 +40,7 @@ export function sniffAdifFormat(head: Buffer, complete: boolean): AdifFormat | n
   return 'adi';
 }
 
-function createItemReader(format: AdifFormat): AdifItemReader {
+export function createItemReader(format: AdifFormat): AdifItemReader {
   return format === 'adx' ? new AdxReader() : new AdifTokenizer();
 }
 
@@ -57,9 +57,7 @@ export class AdifRowsTransform extends Transform {
   private rowText = '';
   /** The reader's sink: each item is processed as soon as it is read. */
   private readonly processItem: AdifItemSink = (item) => {
-    if (item.kind === 'record') this.rowText += this.processor.process(item.fields, item.recordNo, item.line) ?? '';
-    else if (item.kind === 'problem') this.processor.messages.add(item.problem.message);
-    else this.processor.declareUserFields(item.header.fields);
+    this.rowText += this.processor.processItem(item) ?? '';
   };
   private head: Buffer[] = [];
   private bytes = 0;

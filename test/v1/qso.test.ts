@@ -3,6 +3,9 @@ import { startTestServer } from '../helpers/server.js';
 import { createClub, createOperator } from '../helpers/fixtures.js';
 import type { EventPublisher } from '../../lib/services.js';
 import { bothPaths, post, v1Key } from './helpers.js';
+import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { importAdif } from '../../lib/import/pipeline.js';
 
 interface Published {
   topic: string;
@@ -173,6 +176,49 @@ t.test('api/qso', async (t) => {
       const res = await post(server, '/api/qso', { key, station_profile_id: op.stationId, ...fields });
       t.equal(res.status, 200);
       t.equal(res.text, '');
+    }
+  });
+
+  t.test('a few QSOs do not wait for an import into the same location', async (t) => {
+    // An import holds the location's import lock for its whole transaction.
+    const importer = await db.connect();
+    t.teardown(() => importer.release());
+    await importer.query('BEGIN');
+    await importer.query('SELECT pg_advisory_xact_lock($1, $2)', [0x51_0a, op.stationId]);
+    const res = await Promise.race([
+      post(server, '/api/qso', { key, station_profile_id: op.stationId, type: 'adif', string: '<call:5>S51LK<band:3>20m<mode:3>SSB<qso_date:8>20240309<time_on:4>1000<eor>' }),
+      sleep(5000).then(() => null),
+    ]);
+    await importer.query('ROLLBACK');
+    t.ok(res, 'answered while the import lock was held');
+    t.equal(res?.status, 201);
+    t.equal(res?.body.adif_count, 1);
+  });
+
+  t.test('a single QSO racing an import of the same QSO: stored once, both answers truthful', async (t) => {
+    const qso = (call: string, minute: number, comment: string) =>
+      `<call:${call.length}>${call}<band:3>20m<mode:3>SSB<qso_date:8>20240310<time_on:4>${String(1000 + minute)}<comment:${comment.length}>${comment}<eor>\n`;
+    for (let round = 0; round < 12; round++) {
+      const call = `OH${round}RC`;
+      // v1 writes the shared QSO sometimes before the import stores its rows, sometimes after (6 of 12 rounds each here).
+      const chunks = async function* () {
+        for (let minute = 0; minute < 30; minute++) {
+          yield Buffer.from(qso(call, minute, 'IMPORT'));
+          if (minute % 10 === 0) await sleep(1);
+        }
+      };
+      const [summary, single] = await Promise.all([
+        importAdif(db, Readable.from(chunks()), { stationId: op.stationId, frequencyUnit: 'MHz' }),
+        sleep(round * 3).then(() => post(server, '/api/qso', { key, station_profile_id: op.stationId, type: 'adif', string: qso(call, 15, 'V1') })),
+      ]);
+      const rows = await stored(call);
+      t.equal(rows.length, 30, `round ${round}: one row per minute`);
+      const v1Won = rows.find((row) => row.comment === 'V1') !== undefined;
+      t.equal(single.status, 201);
+      t.equal(single.body.adif_count, v1Won ? 1 : 0, `round ${round}: v1 count`);
+      t.same(single.body.messages, v1Won ? [''] : ['1 duplicate QSO(s) skipped: already in the log']);
+      t.equal(summary.imported, v1Won ? 29 : 30, `round ${round}: import count`);
+      t.equal(summary.skipped, v1Won ? 1 : 0);
     }
   });
 });

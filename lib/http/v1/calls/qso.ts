@@ -6,6 +6,7 @@ import { requireWriteKey, type KeyHolder } from '../keyAuth.js';
 import { idValue, phpTruthy } from '../values.js';
 import { foreignStationIds } from '../../../accounts/stations.js';
 import { importAdif } from '../../../import/pipeline.js';
+import { DIRECT_MAX_CHARS, importSmallAdif } from '../../../import/direct.js';
 import type { ImportSummary } from '../../../import/types.js';
 import { OFFICER_LEVEL } from '../../v2/principal.js';
 import { publishQsoEvent } from '../../../qso/events.js';
@@ -42,8 +43,8 @@ function messagesOf(summary: ImportSummary, dryRun: boolean): string[] {
 }
 
 /**
- * `api/qso[/<dryrun>]`: ADIF import of one or many records through the same engine and duplicate
- * rule as v2, with the v1 station-callsign check. Counts are truthful: `adif_count` = rows
+ * `api/qso[/<dryrun>]`: ADIF import of one or many records through the same reader, normaliser
+ * and duplicate rule as v2 (small documents by one INSERT, large ones through the pipeline), with the v1 station-callsign check. Counts are truthful: `adif_count` = rows
  * stored, `adif_errors` = records refused; any refused record makes the answer 400 "abort" (the
  * others are stored all the same, as in the original). A truthy last segment is a dry run.
  */
@@ -62,15 +63,17 @@ export const qsoCall: V1Call = {
     if (body.type !== 'adif' || typeof body.string !== 'string' || body.string === '') return sendEmpty(ctx);
 
     const dryRun = phpTruthy(request.segment);
-    const summary = await importAdif(services.db, Readable.from([body.string]), {
+    const options = {
       stationId,
       frequencyUnit: 'MHz',
       checkStationCallsign: true,
-      dryRun,
       operator: forcedOperator(key),
       defaultOperator: defaultOperator(key),
-      rowsPerBatch: services.config.import_batch_rows,
-    });
+    } as const;
+    // A logger's few QSOs go straight in (no import lock, no duplicate index of the whole location).
+    const summary = !dryRun && body.string.length <= DIRECT_MAX_CHARS
+      ? await importSmallAdif(services.db, body.string, options)
+      : await importAdif(services.db, Readable.from([body.string]), { ...options, dryRun, rowsPerBatch: services.config.import_batch_rows });
     if (summary.imported > 0) publishQsoEvent(services, key.userId, { type: 'qso_imported', station_id: stationId, imported: summary.imported });
     const ok = summary.failed === 0;
     sendJson(ctx, ok ? 201 : 400, {
