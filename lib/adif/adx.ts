@@ -5,7 +5,8 @@ import { createItemStream } from './parseStream.js';
 import { fieldRecords } from './spec.js';
 import { DEFAULT_MAX_FIELD_LENGTH } from './tokenizer.js';
 import { readDocument, type AdifItemSink } from './itemReader.js';
-import type { AdifHeader, AdifParseResult } from './types.js';
+import { excerpt } from './excerpt.js';
+import type { AdifHeader, AdifParseResult, AdifProblemCode } from './types.js';
 import { adifHeaderComment, createDocumentWriter, formatAdifTimestamp, type AdifFieldPairs, type AdifHeaderOptions } from './writer.js';
 
 /**
@@ -56,7 +57,7 @@ export class AdxReader {
   private headerEmitted = false;
   private readonly headerFields: Record<string, string> = {};
   private readonly headerComments: string[] = [];
-  private pendingProblems: Array<{ line: number; text: string }> = [];
+  private pendingProblems: Array<{ line: number; code: AdifProblemCode; text: string }> = [];
 
   private record: Record<string, string> | undefined;
   private recordLine = 0;
@@ -94,7 +95,7 @@ export class AdxReader {
     const depth = ++this.depth;
     const name = tag.name.toUpperCase();
     if (this.field) {
-      this.report(`element ${name} inside field ${this.field.name} is ignored`);
+      this.report('ignored_element', `element ${name} inside field ${this.field.name} is ignored`);
       return;
     }
     if (depth === 2) {
@@ -122,7 +123,7 @@ export class AdxReader {
       if (field.name === '' || field.tooLong) return;
       const value = field.text + field.suffix;
       if (this.section === 'header') this.headerFields[field.name] = value;
-      else if (this.record) this.record[field.name] = value;
+      else if (this.record) this.addField(this.record, field.name, value);
       return;
     }
     if (depth === 3 && this.record) {
@@ -136,6 +137,15 @@ export class AdxReader {
     }
   }
 
+  /** As in .adi files, a repeated field keeps its first value and the repeat is reported (an empty value carries nothing). */
+  private addField(record: Record<string, string>, name: string, value: string): void {
+    const existing = record[name];
+    if (existing === undefined || existing === '') record[name] = value;
+    else if (value !== '' && value !== existing) {
+      this.report('repeated_field', `field ${name} occurs twice in one record: the first value '${excerpt(existing)}' is kept, '${excerpt(value)}' is dropped`);
+    }
+  }
+
   private openField(name: string, depth: number, suffix = ''): void {
     this.field = { name, depth, text: '', suffix, tooLong: false };
   }
@@ -145,7 +155,7 @@ export class AdxReader {
     if (!field || field.depth !== this.depth || field.tooLong) return;
     if (field.text.length + text.length > this.maxFieldLength) {
       field.tooLong = true;
-      this.report(`field ${field.name} is longer than the maximum of ${this.maxFieldLength}`);
+      this.report('value_too_long', `field ${field.name} is longer than the maximum of ${this.maxFieldLength}`);
       return;
     }
     field.text += text;
@@ -154,7 +164,7 @@ export class AdxReader {
   /** `<USERDEF FIELDID="n" ENUM|RANGE="{...}">NAME</USERDEF>` is the .adi header field USERDEFn = `NAME,{...}`. */
   private openUserdefDefinition(tag: SaxesTagPlain, depth: number): void {
     const id = attribute(tag, 'FIELDID');
-    if (id === undefined) this.report('USERDEF in the header has no FIELDID');
+    if (id === undefined) this.report('ignored_element', 'USERDEF in the header has no FIELDID');
     const values = attribute(tag, 'ENUM') ?? attribute(tag, 'RANGE');
     this.openField(id === undefined ? '' : `USERDEF${id}`, depth, values === undefined ? '' : `,${values}`);
   }
@@ -164,7 +174,7 @@ export class AdxReader {
       const programId = attribute(tag, 'PROGRAMID');
       const fieldName = attribute(tag, 'FIELDNAME');
       if (!programId || !fieldName) {
-        this.report('APP element without PROGRAMID or FIELDNAME is ignored');
+        this.report('ignored_element', 'APP element without PROGRAMID or FIELDNAME is ignored');
         return '';
       }
       return `APP_${programId}_${fieldName}`.toUpperCase();
@@ -172,7 +182,7 @@ export class AdxReader {
     if (name === 'USERDEF') {
       const fieldName = attribute(tag, 'FIELDNAME');
       if (!fieldName) {
-        this.report('USERDEF element without FIELDNAME is ignored');
+        this.report('ignored_element', 'USERDEF element without FIELDNAME is ignored');
         return '';
       }
       return fieldName.toUpperCase();
@@ -185,7 +195,7 @@ export class AdxReader {
     this.headerEmitted = true;
     const header: AdifHeader = { comment: this.headerComments.join('\n').trim(), fields: this.headerFields };
     this.out({ kind: 'header', header });
-    for (const problem of this.pendingProblems) this.pushProblem(0, problem.line, problem.text);
+    for (const problem of this.pendingProblems) this.pushProblem(0, problem.line, problem.code, problem.text);
     this.pendingProblems = [];
   }
 
@@ -195,18 +205,18 @@ export class AdxReader {
     // saxes prefixes "line:column: "; the line is reported separately.
     const match = /^(\d+):(\d+): (.*)$/s.exec(error.message);
     const text = match ? `XML error at column ${match[2]}: ${match[3]}` : `XML error: ${error.message}`;
-    this.report(this.xmlErrors === MAX_XML_ERRORS ? `${text} (further XML errors are not reported)` : text);
+    this.report('xml_error', this.xmlErrors === MAX_XML_ERRORS ? `${text} (further XML errors are not reported)` : text);
   }
 
-  private report(text: string): void {
+  private report(code: AdifProblemCode, text: string): void {
     const line = this.parser.line;
-    if (!this.headerEmitted) this.pendingProblems.push({ line, text });
-    else this.pushProblem(this.section === 'records' ? this.recordCount + 1 : 0, line, text);
+    if (!this.headerEmitted) this.pendingProblems.push({ line, code, text });
+    else this.pushProblem(this.section === 'records' ? this.recordCount + 1 : 0, line, code, text);
   }
 
-  private pushProblem(recordNo: number, line: number, text: string): void {
+  private pushProblem(recordNo: number, line: number, code: AdifProblemCode, text: string): void {
     const where = recordNo === 0 ? 'header' : `record ${recordNo}`;
-    this.out({ kind: 'problem', problem: { recordNo, line, message: `${where}, line ${line}: ${text}` } });
+    this.out({ kind: 'problem', problem: { code, recordNo, line, message: `${where}, line ${line}: ${text}` } });
   }
 }
 

@@ -1,5 +1,6 @@
+import { excerpt } from './excerpt.js';
 import { readDocument, type AdifItemSink } from './itemReader.js';
-import type { AdifHeader, AdifParseResult, AdifProblem } from './types.js';
+import type { AdifHeader, AdifParseResult, AdifProblem, AdifProblemCode } from './types.js';
 
 /**
  * ADIF (.adi) tokenizer: a pure state machine fed Buffers in any chunking.
@@ -24,6 +25,7 @@ const HASH = 0x23;
 const COLON = 0x3a;
 const LT = 0x3c;
 const GT = 0x3e;
+const TILDE = 0x7e;
 
 /**
  * Decodes an all-ASCII byte run. Most ADIF values are at most 8 bytes long, and
@@ -44,6 +46,12 @@ function asciiString(buf: Buffer, s: number, e: number): string {
     default: return buf.toString('latin1', s, e);
   }
 }
+
+/**
+ * Fields that identify a QSO: when one of them occurs again before `<EOR>`, the writer left
+ * out the `<EOR>` (or writes one record a line without any), and a new record starts there.
+ */
+const RECORD_KEYS: ReadonlySet<string> = new Set(['CALL', 'QSO_DATE', 'TIME_ON']);
 
 /** Longest tag (`<` up to `>`) considered; a longer run is junk text, not a tag. */
 const MAX_TAG_BYTES = 512;
@@ -252,9 +260,17 @@ export class AdifTokenizer {
   private fields: Record<string, string> = {};
   private fieldCount = 0;
   private recordLine = 0;
+  /**
+   * Fields read since one repeated in the current record: the start of the next record if a
+   * CALL, QSO_DATE or TIME_ON the current record has follows among them, else folded back into
+   * the current record (repeats reported, first values kept). null while nothing repeated.
+   */
+  private candidate: Record<string, string> | null = null;
+  private candidateLines: Record<string, number> = {};
+  private candidateLine = 0;
   private recordCount = 0;
   /** Problems met before the header is settled; they follow the header item. */
-  private pendingProblems: Array<{ line: number; text: string }> = [];
+  private pendingProblems: Array<{ line: number; code: AdifProblemCode; text: string }> = [];
 
   /**
    * The length units (bit 1 << LengthUnit) consistent with the multi-byte
@@ -373,15 +389,17 @@ export class AdifTokenizer {
     let p = lt + 1;
     let c = 0;
 
-    // Name, hashed on the way with bit 0x20 cleared so both letter cases hash alike.
+    // Name, hashed on the way with bit 0x20 cleared so both letter cases hash alike. Field names
+    // are printable ASCII: a control or non-ASCII byte means this `<` starts no tag (binary
+    // input then yields no names that would need escaping in messages).
     let hash = FNV_OFFSET;
     for (; p < tagLimit; p++) {
       c = buf[p]!;
-      if (c === GT || c === COLON || c === LT || c === LF) break;
+      if (c === GT || c === COLON || c === LT || c < SP || c > TILDE) break;
       hash = Math.imul(hash ^ (c & 0xdf), FNV_PRIME);
     }
     if (p === tagLimit) return moreCanCome ? this.incomplete(buf, lt, len - lt + 1) : this.junk(buf, lt);
-    if (c === LT || c === LF) return this.junk(buf, lt);
+    if (c !== GT && c !== COLON) return this.junk(buf, lt);
     const nameEnd = p;
 
     if (c === GT) {
@@ -432,7 +450,7 @@ export class AdifTokenizer {
     this.atLineStart = false;
     const tagLine = this.line;
     if (nameEnd === lt + 1) {
-      this.report(tagLine, `a tag has a length but no field name`, out);
+      this.report(tagLine, 'missing_name', `a tag has a length but no field name`, out);
       return valueStart;
     }
     const tag = this.names.resolve(buf, lt + 1, nameEnd, hash);
@@ -441,20 +459,20 @@ export class AdifTokenizer {
       return valueStart;
     }
     if (malformed || digits === 0) {
-      const text = buf.toString('utf8', lengthStart, lengthEnd);
-      this.report(tagLine, `field ${tag.name} has an invalid length '${text}'`, out);
+      const text = excerpt(buf.toString('utf8', lengthStart, lengthEnd));
+      this.report(tagLine, 'invalid_length', `field ${tag.name} has an invalid length '${text}'`, out);
       return valueStart;
     }
     if (digits > 15 || length > this.maxFieldLength) {
-      const text = buf.toString('latin1', lengthStart, lengthEnd).trim();
-      this.report(tagLine, `field ${tag.name} declares length ${text}, more than the maximum of ${this.maxFieldLength}`, out);
+      const text = excerpt(buf.toString('latin1', lengthStart, lengthEnd).trim());
+      this.report(tagLine, 'length_too_large', `field ${tag.name} declares length ${text}, more than the maximum of ${this.maxFieldLength}`, out);
       return valueStart;
     }
 
     let end = valueStart + length;
     if (end > len) {
       if (!final) return this.incomplete(buf, lt, end - lt);
-      this.report(tagLine, `field ${tag.name} declares length ${length} but the input ends ${len - valueStart} bytes later`, out);
+      this.report(tagLine, 'truncated_value', `field ${tag.name} declares length ${length} but the input ends ${len - valueStart} bytes later`, out);
       return valueStart;
     }
 
@@ -476,9 +494,67 @@ export class AdifTokenizer {
       for (let i = valueStart; i < end; i++) if (buf[i] === LF) newlines++;
     }
     this.line += newlines;
-    this.fields[tag.name] = value;
-    if (this.fieldCount++ === 0) this.recordLine = tagLine;
+    this.addField(tag.name, value, tagLine, out);
     return end;
+  }
+
+  /** Adds a field to the record being read, watching for repeats (see `candidate`). */
+  private addField(name: string, value: string, line: number, out: AdifItemSink): void {
+    const candidate = this.candidate;
+    if (candidate === null) {
+      const existing = this.fields[name];
+      if (existing === undefined) {
+        this.fields[name] = value;
+        if (this.fieldCount++ === 0) this.recordLine = line;
+        return;
+      }
+      // An empty value carries nothing: it neither overwrites nor is worth a new record.
+      if (existing === '') this.fields[name] = value;
+      if (existing === '' || value === '') return;
+      this.candidate = { [name]: value };
+      this.candidateLines = { [name]: line };
+      this.candidateLine = line;
+    } else if (candidate[name] !== undefined) {
+      // A repeat among the candidate's own fields: it was no record start after all.
+      this.foldCandidate(out);
+      this.addField(name, value, line, out);
+      return;
+    } else {
+      candidate[name] = value;
+      this.candidateLines[name] = line;
+    }
+    if (RECORD_KEYS.has(name) && this.fields[name] !== undefined) this.splitRecord(name, out);
+  }
+
+  /** The candidate becomes a record of its own: the current one ended without `<EOR>`. */
+  private splitRecord(key: string, out: AdifItemSink): void {
+    const next = this.candidate!;
+    const line = this.candidateLine;
+    this.candidate = null;
+    if (this.phase !== Phase.Records) this.settleHeader(false, out);
+    this.emitRecord(out);
+    this.fields = next;
+    this.fieldCount = Object.keys(next).length;
+    this.recordLine = line;
+    this.report(line, 'record_split', `${key} occurs again before <EOR>: read as the start of a new record`, out);
+  }
+
+  /** Folds the candidate back into the current record: its repeats are reported, the first values kept. */
+  private foldCandidate(out: AdifItemSink): void {
+    const candidate = this.candidate;
+    if (candidate === null) return;
+    this.candidate = null;
+    for (const [name, value] of Object.entries(candidate)) {
+      const existing = this.fields[name];
+      if (existing === undefined || existing === '') {
+        if (existing === undefined) this.fieldCount++;
+        this.fields[name] = value;
+      } else if (value !== '' && value !== existing) {
+        const text = `field ${name} occurs twice in one record: the first value '${excerpt(existing)}' is kept, '${excerpt(value)}' is dropped`;
+        this.report(this.candidateLines[name]!, 'repeated_field', text, out);
+      }
+    }
+    this.candidateLines = {};
   }
 
   /**
@@ -549,6 +625,7 @@ export class AdifTokenizer {
    * (hasHeader false) the fields read so far belong to the first record instead.
    */
   private settleHeader(hasHeader: boolean, out: AdifItemSink): void {
+    if (hasHeader) this.foldCandidate(out);
     const comment = Buffer.concat(this.commentParts, this.commentLength).toString('utf8').trim();
     this.commentParts.length = 0;
     const header: AdifHeader = { comment, fields: hasHeader ? this.fields : {} };
@@ -558,25 +635,26 @@ export class AdifTokenizer {
     }
     out({ kind: 'header', header });
     this.phase = Phase.Records;
-    for (const pending of this.pendingProblems) this.pushProblem(hasHeader ? 0 : 1, pending.line, pending.text, out);
+    for (const pending of this.pendingProblems) this.pushProblem(hasHeader ? 0 : 1, pending.line, pending.code, pending.text, out);
     this.pendingProblems = [];
   }
 
   private emitRecord(out: AdifItemSink): void {
+    this.foldCandidate(out);
     out({ kind: 'record', fields: this.fields, recordNo: ++this.recordCount, line: this.recordLine });
     this.fields = {};
     this.fieldCount = 0;
   }
 
   /** Reports a problem in the record being read; until the header is settled it is held back. */
-  private report(line: number, text: string, out: AdifItemSink): void {
-    if (this.phase === Phase.Records) this.pushProblem(this.recordCount + 1, line, text, out);
-    else this.pendingProblems.push({ line, text });
+  private report(line: number, code: AdifProblemCode, text: string, out: AdifItemSink): void {
+    if (this.phase === Phase.Records) this.pushProblem(this.recordCount + 1, line, code, text, out);
+    else this.pendingProblems.push({ line, code, text });
   }
 
-  private pushProblem(recordNo: number, line: number, text: string, out: AdifItemSink): void {
+  private pushProblem(recordNo: number, line: number, code: AdifProblemCode, text: string, out: AdifItemSink): void {
     const where = recordNo === 0 ? 'header' : `record ${recordNo}`;
-    const problem: AdifProblem = { recordNo, line, message: `${where}, line ${line}: ${text}` };
+    const problem: AdifProblem = { code, recordNo, line, message: `${where}, line ${line}: ${text}` };
     out({ kind: 'problem', problem });
   }
 }

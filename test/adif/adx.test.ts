@@ -188,6 +188,13 @@ t.test('a file that is not XML gives a bounded number of problems and no records
   t.match(result.problems.at(-1)!.message, /further XML errors are not reported/);
 });
 
+t.test('a repeated element keeps its first value and is reported', async (t) => {
+  const result = parseAdx('<ADX><RECORDS><RECORD><CALL>K1AB</CALL><BAND>20m</BAND><NAME></NAME><NAME>Bob</NAME><BAND>40m</BAND><CALL>K1AB</CALL></RECORD></RECORDS></ADX>');
+  t.same(result.records.map((record) => record.fields), [{ CALL: 'K1AB', BAND: '20m', NAME: 'Bob' }]);
+  t.same(result.problems.map(({ code, recordNo, line }) => [code, recordNo, line]), [['repeated_field', 1, 1]]);
+  t.equal(result.problems[0]!.message, "record 1, line 1: field BAND occurs twice in one record: the first value '20m' is kept, '40m' is dropped");
+});
+
 t.test('over-long values are problems', async (t) => {
   const result = parseAdx('<ADX><RECORDS><RECORD><CALL>K1AB</CALL><COMMENT>0123456789</COMMENT></RECORD></RECORDS></ADX>', {
     maxFieldLength: 5,

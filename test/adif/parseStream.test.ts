@@ -31,7 +31,7 @@ t.test('the stream yields the header first, then records and problems in documen
   );
   t.same(items[0], { kind: 'header', header: { comment: 'Log', fields: { ADIF_VER: '3.1.6' } } });
   t.same(items[3], { kind: 'record', fields: { CALL: 'K2AB' }, recordNo: 2, line: 4 });
-  t.same(items[2], { kind: 'problem', problem: { recordNo: 2, line: 4, message: "record 2, line 4: field BAND has an invalid length '-1'" } });
+  t.same(items[2], { kind: 'problem', problem: { code: 'invalid_length', recordNo: 2, line: 4, message: "record 2, line 4: field BAND has an invalid length '-1'" } });
 });
 
 t.test('an empty input still yields the header', async (t) => {

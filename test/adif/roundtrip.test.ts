@@ -56,7 +56,7 @@ function randomRecords(random: () => number, count: number): Fields[] {
     for (let n = 1 + Math.floor(random() * 12); n > 0; n--) fields.set(names[Math.floor(random() * names.length)]!, randomValue(random));
     records.push([...fields]);
   }
-  records[0]!.unshift(unitSettler);
+  records[0] = [unitSettler, ...records[0]!.filter(([name]) => name !== unitSettler[0])];
   return records;
 }
 

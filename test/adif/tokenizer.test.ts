@@ -152,9 +152,14 @@ const cases: Case[] = [
     records: [{ CALL: 'K1AB' }],
   },
   {
-    name: 'a repeated field: the last value wins',
-    input: '<EOH><CALL:4>K1AB<CALL:4>K9ZZ<EOR>',
-    records: [{ CALL: 'K9ZZ' }],
+    name: 'a repeated empty field changes nothing, and an empty first value is filled in',
+    input: '<EOH><CALL:4>K1AB<NAME:0><NAME:3>Bob<NAME:0><EOR>',
+    records: [{ CALL: 'K1AB', NAME: 'Bob' }],
+  },
+  {
+    name: 'a field repeated with the same value is no loss and no problem',
+    input: '<EOH><CALL:4>K1AB<BAND:3>20m<BAND:3>20m<EOR>',
+    records: [{ CALL: 'K1AB', BAND: '20m' }],
   },
   {
     name: 'empty records are skipped',
@@ -299,6 +304,55 @@ t.test('length units: splitting at every byte offset changes nothing', async (t)
   }
 });
 
+t.test('a repeated field is never silently overwritten', async (t) => {
+  const check = (input: string) => {
+    const whole = parseAdif(input);
+    t.same(parseChunks(byteByByte(Buffer.from(input))), whole, 'byte by byte gives the same items');
+    return whole;
+  };
+  const summary = (result: AdifParseResult) => result.problems.map(({ code, recordNo, line }) => [code, recordNo, line]);
+
+  const missingEor = check('<EOH><CALL:4>K1AB<QSO_DATE:8>20240101<TIME_ON:4>1200\n<CALL:4>K2AB<QSO_DATE:8>20240102<TIME_ON:4>1300<EOR>');
+  t.same(fieldsOf(missingEor), [
+    { CALL: 'K1AB', QSO_DATE: '20240101', TIME_ON: '1200' },
+    { CALL: 'K2AB', QSO_DATE: '20240102', TIME_ON: '1300' },
+  ], 'a repeated CALL starts a new record');
+  t.same(summary(missingEor), [['record_split', 2, 2]]);
+  t.equal(missingEor.problems[0]!.message, 'record 2, line 2: CALL occurs again before <EOR>: read as the start of a new record');
+
+  const perLine = check('<EOH>\n<BAND:3>20m<QSO_DATE:8>20240101<CALL:4>K1AB<TIME_ON:4>1200\n<BAND:3>40m<FREQ:1>7<QSO_DATE:8>20240101<CALL:4>K2AB<TIME_ON:4>1201\n<BAND:3>80m<QSO_DATE:8>20240102<CALL:4>K3AB<TIME_ON:4>1202\n');
+  t.same(fieldsOf(perLine), [
+    { BAND: '20m', QSO_DATE: '20240101', CALL: 'K1AB', TIME_ON: '1200' },
+    { BAND: '40m', FREQ: '7', QSO_DATE: '20240101', CALL: 'K2AB', TIME_ON: '1201' },
+    { BAND: '80m', QSO_DATE: '20240102', CALL: 'K3AB', TIME_ON: '1202' },
+  ], 'one record a line without any <EOR>: the fields before the repeated key go with it');
+  t.same(perLine.records.map((record) => record.line), [2, 3, 4]);
+  t.same(summary(perLine), [['record_split', 2, 3], ['record_split', 3, 4]]);
+
+  const noHeader = check('<CALL:4>K1AB<QSO_DATE:8>20240101<TIME_ON:4>1200\n<CALL:4>K2AB<QSO_DATE:8>20240101<TIME_ON:4>1201\n');
+  t.same(noHeader.header.fields, {}, 'without <EOH> the first record is no header');
+  t.same(fieldsOf(noHeader).map((fields) => fields.CALL), ['K1AB', 'K2AB']);
+
+  const repeated = check('<EOH><CALL:4>K1AB<BAND:3>20m<MODE:3>SSB<BAND:3>40m<EOR><CALL:4>K2AB<EOR>');
+  t.same(fieldsOf(repeated), [{ CALL: 'K1AB', BAND: '20m', MODE: 'SSB' }, { CALL: 'K2AB' }], 'another field: the first value is kept');
+  t.same(summary(repeated), [['repeated_field', 1, 1]]);
+  t.equal(repeated.problems[0]!.message, "record 1, line 1: field BAND occurs twice in one record: the first value '20m' is kept, '40m' is dropped");
+
+  const thrice = check('<EOH><CALL:4>K1AB<BAND:3>20m<BAND:3>40m\n<BAND:3>80m<EOR>');
+  t.same(fieldsOf(thrice), [{ CALL: 'K1AB', BAND: '20m' }]);
+  t.same(summary(thrice), [['repeated_field', 1, 1], ['repeated_field', 1, 2]], 'each repeat reported');
+
+  const binary = check('<EOH><CALL:4>K1AB<NOTES:2>\x01a<NOTES:2>\x1bb<EOR>');
+  t.match(binary.problems[0]!.message, /'\\x01a' is kept, '\\x1bb' is dropped$/, 'values are quoted escaped');
+  t.notMatch(binary.problems[0]!.message, /[\x00-\x1f]/);
+});
+
+t.test('a tag name with a control or non-ASCII byte is no tag', async (t) => {
+  const result = parseAdif('<EOH><CA\x01LL:4>K1AB<N\u00e4ME:3>Bob<CALL:4>K2AB<EOR>');
+  t.same(fieldsOf(result), [{ CALL: 'K2AB' }]);
+  t.same(result.problems, []);
+});
+
 t.test('malformed lengths are problems; the rest of the file still parses', async (t) => {
   const doc = [
     'Test log', // 1
@@ -352,8 +406,8 @@ t.test('a bogus length does not make the tokenizer buffer the rest of the input'
   const record = Buffer.from('<CALL:4>K2AB<EOR>\n');
   const items = readItems(new AdifTokenizer({ maxFieldLength: 100 }), [Buffer.from('<EOH><CALL:4>K1AB<COMMENT:999999999>'), ...Array.from({ length: 1000 }, () => record)]);
   const records = items.filter((item) => item.kind === 'record');
-  t.equal(records.length, 1000, 'every record after the bogus tag came out');
-  t.equal(items.filter((item) => item.kind === 'problem').length, 1);
+  t.equal(records.length, 1001, 'every record after the bogus tag came out (K1AB has no <EOR>: a record of its own)');
+  t.same(items.flatMap((item) => (item.kind === 'problem' ? [item.problem.code] : [])), ['length_too_large', 'record_split']);
 });
 
 t.test('problems in the header come after the header item', async (t) => {

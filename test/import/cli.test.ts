@@ -50,6 +50,23 @@ t.test('logbook import and export', async (t) => {
     t.equal(await qsoCount(db.pool, op.stationId), 1);
   });
 
+  t.test('import: records without <EOR> between them are each imported, with a message', async (t) => {
+    const lines = join(dir, 'lines.adi');
+    writeFileSync(lines, '<EOH>\n<CALL:6>OH3EOR<QSO_DATE:8>20240302<TIME_ON:4>1000<BAND:3>20m<MODE:2>CW\n' +
+      '<CALL:6>OH4EOR<QSO_DATE:8>20240302<TIME_ON:4>1001<BAND:3>40m<MODE:2>CW<BAND:3>80m<EOR>\n');
+    const own = await createOperator(db.pool, { callsign: 'DL2CLI' });
+    const result = run(['import', lines, '--station', String(own.stationId), '--json']);
+    t.equal(result.status, 0, result.stderr);
+    const summary = JSON.parse(result.stdout);
+    t.match(summary, { parsed: 2, imported: 2, failed: 0 });
+    t.same(summary.messages, [
+      'record 2, line 3: CALL occurs again before <EOR>: read as the start of a new record',
+      "record 2, line 3: field BAND occurs twice in one record: the first value '40m' is kept, '80m' is dropped",
+    ]);
+    const { rows } = await db.pool.query("SELECT call, band FROM qso WHERE call LIKE 'OH_EOR' ORDER BY call");
+    t.same(rows, [{ call: 'OH3EOR', band: '20m' }, { call: 'OH4EOR', band: '40m' }]);
+  });
+
   t.test('export: to stdout or a file, since an id', async (t) => {
     const toStdout = run(['export', '--station', station]);
     t.equal(toStdout.status, 0, toStdout.stderr);

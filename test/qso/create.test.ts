@@ -222,6 +222,22 @@ t.test('POST /api/v2/qso', async (t) => {
     ]);
   });
 
+  t.test('ADIF import: a missing <EOR> loses no QSO, a repeated field is reported', async (t) => {
+    const adif = '<EOH><CALL:5>W1EOR<QSO_DATE:8>20240506<TIME_ON:4>1300<BAND:3>20m<MODE:3>SSB\n' +
+      '<CALL:5>W2EOR<QSO_DATE:8>20240506<TIME_ON:4>1301<BAND:3>20m<MODE:3>SSB<MODE:2>CW<EOR>';
+    const res = await post({ import_type: 'adif', station_profile_id: op.stationId, adif });
+    t.equal(res.status, 201);
+    t.same(res.body.data, {
+      parsed: 2, imported: 2, skipped: 0,
+      messages: [
+        'record 2, line 2: CALL occurs again before <EOR>: read as the start of a new record',
+        "record 2, line 2: field MODE occurs twice in one record: the first value 'SSB' is kept, 'CW' is dropped",
+      ],
+    });
+    const { rows } = await db.query("SELECT call, mode FROM qso WHERE call LIKE 'W_EOR' ORDER BY call");
+    t.same(rows, [{ call: 'W1EOR', mode: 'SSB' }, { call: 'W2EOR', mode: 'SSB' }]);
+  });
+
   t.test('ADIF dry run: 200 {dryrun, parsed}, nothing stored', async (t) => {
     const before = await qsoCount();
     const adif = record({ CALL: 'W2DRY', QSO_DATE: '20240507', TIME_ON: '1200', BAND: '20m', MODE: 'SSB' }) +

@@ -154,6 +154,21 @@ t.test('api/qso', async (t) => {
     ], 'a named guest operator is kept');
   });
 
+  t.test('records without <EOR> between them are each stored, with a message', async (t) => {
+    const res = await post(server, '/api/qso', {
+      key, station_profile_id: op.stationId, type: 'adif',
+      string: '<call:5>G4EOR<band:3>20m<mode:3>SSB<qso_date:8>20240301<time_on:4>1300<call:5>G5EOR<band:3>20m<mode:3>SSB<qso_date:8>20240301<time_on:4>1301<rst_sent:2>59<rst_sent:2>55<eor>',
+    });
+    t.equal(res.status, 201);
+    t.match(res.body, { status: 'created', adif_count: 2, adif_errors: 0 });
+    t.same(res.body.messages, [
+      'record 2, line 1: CALL occurs again before <EOR>: read as the start of a new record',
+      "record 2, line 1: field RST_SENT occurs twice in one record: the first value '59' is kept, '55' is dropped",
+    ]);
+    t.same((await stored('G4EOR')).length, 1);
+    t.match(await stored('G5EOR'), [{ rst_sent: '59' }]);
+  });
+
   t.test('error answers', async (t) => {
     const wrongJson = await post(server, '/api/qso', '{"key":"x","string":"<call:3>ABC\n<eor>"}');
     t.equal(wrongJson.status, 200);
