@@ -105,10 +105,21 @@ function describe(error: ErrorObject): string {
   return `config: ${key} ${error.message ?? 'is invalid'}`;
 }
 
-export function defaultConfig(): Config {
+/** How many API processes will share the configuration (`serve --workers N`). */
+export interface ConfigContext {
+  processes: number;
+}
+
+/** Windows must be shared as soon as several processes count them: Redis when there is one, else PostgreSQL. */
+function defaultRateLimitStore(env: NodeJS.ProcessEnv, processes: number): Config['rate_limit_store'] {
+  if (env.REDIS_URL) return 'redis';
+  return processes > 1 ? 'postgres' : 'memory';
+}
+
+export function defaultConfig(env: NodeJS.ProcessEnv = process.env, context: ConfigContext = { processes: 1 }): Config {
   return {
     api_rate_limits: null,
-    rate_limit_store: process.env.REDIS_URL ? 'redis' : 'memory',
+    rate_limit_store: defaultRateLimitStore(env, context.processes),
     apiv2_hide_userdata: [],
     worker: {},
     max_body_bytes: 256 * 1024 * 1024,
@@ -120,10 +131,10 @@ export function defaultConfig(): Config {
 }
 
 /** Validates a parsed config object and fills defaults; the first problem is one line naming the key. */
-export function buildConfig(input: unknown, env: NodeJS.ProcessEnv = process.env): Config {
+export function buildConfig(input: unknown, env: NodeJS.ProcessEnv = process.env, context: ConfigContext = { processes: 1 }): Config {
   if (!validate(input)) throw new ConfigError(describe(validate.errors![0]!));
   const file = input as ConfigFile;
-  const base = defaultConfig();
+  const base = defaultConfig(env, context);
   const config: Config = {
     ...base,
     ...Object.fromEntries(Object.entries(file).filter(([, value]) => value !== undefined && value !== null)),
@@ -138,12 +149,15 @@ export function buildConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
   if (config.rate_limit_store === 'redis' && !env.REDIS_URL) {
     throw new ConfigError('config: rate_limit_store is "redis" but REDIS_URL is not set');
   }
+  if (config.rate_limit_store === 'memory' && config.api_rate_limits !== null && context.processes > 1) {
+    throw new ConfigError(`config: rate_limit_store "memory" would give each of the ${context.processes} worker processes its own windows; use "postgres" or "redis"`);
+  }
   return config;
 }
 
 /** Reads --config FILE or $LOGBOOK_CONFIG (JSON); no file means defaults. */
-export function loadConfig(file = process.env.LOGBOOK_CONFIG, env: NodeJS.ProcessEnv = process.env): Config {
-  if (!file) return buildConfig({}, env);
+export function loadConfig(file = process.env.LOGBOOK_CONFIG, env: NodeJS.ProcessEnv = process.env, context: ConfigContext = { processes: 1 }): Config {
+  if (!file) return buildConfig({}, env, context);
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -156,5 +170,5 @@ export function loadConfig(file = process.env.LOGBOOK_CONFIG, env: NodeJS.Proces
   } catch (error) {
     throw new ConfigError(`config: ${file} is not valid JSON: ${(error as Error).message}`);
   }
-  return buildConfig(parsed, env);
+  return buildConfig(parsed, env, context);
 }

@@ -13,6 +13,16 @@ t.test('defaults', async (t) => {
   t.equal(config.rate_limit_store, 'memory');
 });
 
+t.test('rate-limit store: shared by default when several processes count', async (t) => {
+  t.equal(buildConfig({}, {}, { processes: 2 }).rate_limit_store, 'postgres');
+  t.equal(buildConfig({}, { REDIS_URL: 'redis://127.0.0.1:6379' }, { processes: 2 }).rate_limit_store, 'redis');
+  t.equal(buildConfig({ rate_limit_store: 'memory' }, {}, { processes: 2 }).rate_limit_store, 'memory', 'no limits configured: nothing to share');
+  t.throws(
+    () => buildConfig({ rate_limit_store: 'memory', api_rate_limits: { default: { requests: 1, window: 1 } } }, {}, { processes: 2 }),
+    /rate_limit_store "memory" would give each of the 2 worker processes its own windows/,
+  );
+});
+
 t.test('valid values are kept', async (t) => {
   const config = buildConfig({
     api_rate_limits: { api_v2_auth: { requests: 30, window: 60 }, default: { requests: 600, window: 60 } },

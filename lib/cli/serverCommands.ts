@@ -1,10 +1,19 @@
+import cluster from 'node:cluster';
+import { availableParallelism } from 'node:os';
 import { loadConfig } from '../config.js';
 import { migrate } from '../db/migrate.js';
 import { UsageError, type Command } from './command.js';
+import { serveAsWorker, serveInProcess, servePrimary, stopSignal } from './serveProcesses.js';
 
 /** 0 asks the system for a free port (tests do). */
 function parsePort(value: string): number {
   if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) throw new UsageError(`--port must be 0–65535 (got "${value}")`);
+  return Number(value);
+}
+
+function parseWorkers(value: string | boolean | undefined): number {
+  if (value === undefined) return availableParallelism();
+  if (typeof value !== 'string' || !/^[1-9]\d{0,2}$/.test(value)) throw new UsageError(`--workers must be 1–999 (got "${String(value)}")`);
   return Number(value);
 }
 
@@ -22,25 +31,17 @@ export const migrateCommand: Command = {
 
 export const serveCommand: Command = {
   name: 'serve',
-  usage: 'serve [--port 8080] [--host 127.0.0.1] [--config FILE]',
-  options: { port: { type: 'string' }, host: { type: 'string' }, config: { type: 'string' } },
+  usage: 'serve [--port 8080] [--host 127.0.0.1] [--config FILE] [--workers N (default: number of CPUs)]',
+  options: { port: { type: 'string' }, host: { type: 'string' }, config: { type: 'string' }, workers: { type: 'string' } },
   async run({ values, database, logger }) {
-    const config = loadConfig(typeof values.config === 'string' ? values.config : undefined);
+    const workers = parseWorkers(values.workers);
+    const config = loadConfig(typeof values.config === 'string' ? values.config : undefined, process.env, { processes: workers });
     const port = parsePort(String(values.port ?? process.env.PORT ?? '8080'));
     const host = typeof values.host === 'string' ? values.host : '127.0.0.1';
+    const options = { config, logger, port, host };
+    if (cluster.isWorker) return serveAsWorker(options);
     const db = await database();
-    // Loaded on demand: every other command starts faster without the whole HTTP app.
-    const { startServer } = await import('../server.js');
-    const server = await startServer({ config, db, logger, port, host });
-    logger.info('listening', { url: server.url });
-    await new Promise<void>((resolve) => {
-      const stop = (signal: string) => {
-        logger.info('shutting down', { signal });
-        resolve();
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    });
-    await server.close();
+    if (workers === 1) await serveInProcess(options, db, stopSignal());
+    else await servePrimary(options, db, workers);
   },
 };

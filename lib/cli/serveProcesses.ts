@@ -1,0 +1,102 @@
+import cluster, { type Worker } from 'node:cluster';
+import { once } from 'node:events';
+import type { Config } from '../config.js';
+import { openDatabase, type Database } from '../db/database.js';
+import type { Logger } from '../log.js';
+
+/**
+ * `serve --workers N`: N API processes on one port (node:cluster hands connections round-robin),
+ * sharing nothing but PostgreSQL (and Redis when configured). The primary opens the database
+ * (starting the embedded server and migrating) once, then forks; the workers connect to it
+ * without migrating and serve. A signal to the primary stops every worker gracefully (in-flight
+ * requests finish) before the database closes.
+ */
+
+export interface ServeOptions {
+  config: Config;
+  logger: Logger;
+  port: number;
+  host: string;
+}
+
+/** Resolves on the first SIGINT or SIGTERM (or `also`, when given), with its name. */
+export function stopSignal(also?: Promise<string>): Promise<string> {
+  return new Promise((resolve) => {
+    const stop = (signal: string) => resolve(signal);
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    void also?.then(stop);
+  });
+}
+
+/** One process serving until stopped; `db` is closed by the caller. */
+export async function serveInProcess(options: ServeOptions, db: Database, stopped: Promise<string>): Promise<void> {
+  // Loaded on demand: every other command starts faster without the whole HTTP app.
+  const { startServer } = await import('../server.js');
+  const server = await startServer({ ...options, db });
+  if (cluster.isPrimary) options.logger.info('listening', { url: server.url });
+  const signal = await stopped;
+  options.logger.info('shutting down', { signal });
+  await server.close();
+}
+
+/** A cluster worker: the primary's database (DATABASE_URL it set), already migrated. */
+export async function serveAsWorker(options: ServeOptions): Promise<void> {
+  const logger = options.logger.child({ worker: cluster.worker!.id, pid: process.pid });
+  const db = await openDatabase({ logger, migrate: false });
+  try {
+    // The primary going away (killed without a chance to stop us) ends the worker too.
+    await serveInProcess({ ...options, logger }, db, stopSignal(once(process, 'disconnect').then(() => 'disconnect')));
+  } finally {
+    await db.close();
+    // The IPC channel would keep the process alive.
+    if (process.connected) process.disconnect();
+  }
+}
+
+/** Waits for `count` workers to listen; a worker that exits first fails the start. */
+function allListening(workers: Worker[]): Promise<{ port: number }> {
+  return new Promise((resolve, reject) => {
+    let listening = 0;
+    for (const worker of workers) {
+      worker.once('exit', (code) => reject(new Error(`worker ${worker.id} exited (${code}) before listening`)));
+      worker.once('listening', (address) => {
+        if (++listening === workers.length) resolve({ port: address.port });
+      });
+    }
+  });
+}
+
+/** The primary of `serve --workers N` (N ≥ 2): forks, restarts crashed workers, stops them all on a signal. */
+export async function servePrimary(options: ServeOptions, db: Database, count: number): Promise<void> {
+  const { logger } = options;
+  const env = { DATABASE_URL: db.url };
+  let stopping = false;
+  const fork = (): Worker => {
+    const worker = cluster.fork(env);
+    worker.once('exit', (code, signal) => {
+      if (stopping) return;
+      logger.error('worker exited; starting another', { worker: worker.id, code, signal });
+      setTimeout(() => {
+        if (!stopping) fork();
+      }, 1000).unref();
+    });
+    return worker;
+  };
+  const workers = Array.from({ length: count }, fork);
+  const stopped = stopSignal();
+  try {
+    const { port } = await Promise.race([allListening(workers), stopped.then(() => null)]) ?? { port: null };
+    if (port !== null) logger.info('listening', { url: `http://${options.host}:${port}`, workers: count });
+    const signal = await stopped;
+    logger.info('shutting down', { signal });
+  } finally {
+    stopping = true;
+    const running = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined && !worker.isDead());
+    await Promise.all(running.map((worker) => {
+      const exited = once(worker, 'exit');
+      worker.process.kill('SIGTERM');
+      return exited;
+    }));
+  }
+}

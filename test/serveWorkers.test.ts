@@ -1,0 +1,72 @@
+import t from 'tap';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { testDatabase } from './helpers/db.js';
+
+const bin = join(import.meta.dirname, '..', 'bin', 'logbook.js');
+
+/** A GET on a connection of its own: the cluster hands out connections, not requests. */
+function getStatus(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent: false, headers: { connection: 'close' } }, (res) => {
+      res.resume();
+      res.once('end', () => resolve(res.statusCode!));
+    });
+    req.once('error', reject);
+    req.end();
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+t.test('serve --workers 2: both serve, rate limits shared, all stop on SIGTERM', async (t) => {
+  const db = await testDatabase(t);
+  const dir = mkdtempSync(join(tmpdir(), 'logbook-workers-'));
+  const config = join(dir, 'config.json');
+  // No rate_limit_store: with several processes the default is a shared one (postgres here).
+  writeFileSync(config, JSON.stringify({ api_rate_limits: { check_auth: { requests: 4, window: 60 } } }));
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: db.url, LOGBOOK_QUIET: '0' };
+  delete env.REDIS_URL;
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--workers', '2', '--config', config], { env });
+  let log = '';
+  child.stderr.on('data', (chunk: Buffer) => void (log += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  t.teardown(() => void child.kill('SIGKILL'));
+  const url = await new Promise<string>((resolve, reject) => {
+    const poll = setInterval(() => {
+      const match = /"msg":"listening".*"url":"([^"]+)"/.exec(log);
+      if (match) {
+        clearInterval(poll);
+        resolve(match[1]!);
+      }
+    }, 20);
+    void exited.then(() => reject(new Error(`serve exited: ${log}`)));
+  });
+
+  const statuses: number[] = [];
+  for (let i = 0; i < 12; i++) statuses.push(await getStatus(`${url}/api/check_auth`));
+  t.equal(statuses.filter((status) => status === 401).length, 4, 'four answers in the window, whichever worker counted them');
+  t.equal(statuses.filter((status) => status === 429).length, 8);
+
+  // Let the last request lines reach the log.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const served = log.split('\n').filter((line) => line.includes('"msg":"request"')).map((line) => JSON.parse(line) as { worker: number; pid: number });
+  const workers = new Map(served.map((line) => [line.worker, line.pid]));
+  t.same([...workers.keys()].sort(), [1, 2], 'both workers answered');
+  t.not(workers.get(1), workers.get(2), 'in processes of their own');
+
+  child.kill('SIGTERM');
+  t.equal(await exited, 0, 'exit status 0 after graceful shutdown');
+  t.equal(log.match(/"msg":"shutting down"/g)?.length, 3, 'the primary and both workers shut down');
+  for (const pid of workers.values()) t.notOk(alive(pid), `worker ${pid} is gone`);
+});
