@@ -31,7 +31,7 @@ async function openInput(path: string): Promise<{ input: Readable; size: number 
 function humanSummary(summary: ImportSummary, stationId: number, dryRun: boolean): string {
   const ids = summary.firstId === null ? '' : ` (ids ${summary.firstId}–${summary.lastId})`;
   const head = dryRun
-    ? `dry run: ${summary.parsed} records read, ${summary.parsed - summary.failed} would be imported into station location ${stationId}`
+    ? `dry run: ${summary.parsed} records read, ${summary.imported} would be imported into station location ${stationId}; ${summary.skipped} duplicates would be skipped`
     : `imported ${summary.imported} QSOs into station location ${stationId}${ids}; ${summary.skipped} duplicates skipped`;
   return [`${head}, ${summary.failed} records failed`, ...summary.messages.map((message) => `  ${message}`)].join('\n');
 }

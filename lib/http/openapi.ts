@@ -39,6 +39,10 @@ function queryParameters(schema: JsonSchema | undefined): unknown[] {
   }));
 }
 
+function mediaTypes(bodies: Record<string, JsonSchema> | undefined): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(bodies ?? {}).map(([type, schema]) => [type, { schema }]));
+}
+
 function operationObject(resource: ResourceDefinition, verb: string, operation: Operation, id: boolean): Record<string, unknown> {
   return {
     summary: operation.summary,
@@ -49,12 +53,16 @@ function operationObject(resource: ResourceDefinition, verb: string, operation: 
       ...(id ? [{ name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }] : []),
       ...queryParameters(operation.query),
     ],
-    ...(operation.body && operation.bodyMode !== 'stream'
-      ? { requestBody: { required: true, content: { 'application/json': { schema: operation.body } } } }
-      : operation.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: operation.body } } }, 'x-streamed-body': true }
-        : {}),
+    ...(operation.body
+      ? {
+        requestBody: { required: true, content: { 'application/json': { schema: operation.body }, ...mediaTypes(operation.otherBodies) } },
+        ...(operation.bodyMode === 'stream' ? { 'x-streamed-body': true } : {}),
+      }
+      : {}),
     responses: {
+      ...Object.fromEntries(Object.entries(operation.otherResponses ?? {}).map(([status, { description, data }]) => [
+        status, { description, ...(data ? { content: { 'application/json': { schema: envelope(data) } } } : {}) },
+      ])),
       [verb === 'delete' ? '204' : verb === 'post' ? '201' : '200']: verb === 'delete'
         ? { description: 'Deleted' }
         : { description: 'Success', content: { 'application/json': { schema: envelope(operation.response) } } },

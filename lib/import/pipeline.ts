@@ -59,13 +59,23 @@ async function runImport(db: pg.Pool, input: Readable, options: ImportOptions, t
   }
 }
 
-/** Parses and normalises only: no transaction, no duplicate check, nothing written. */
+/**
+ * Parses, normalises and checks duplicates against the stored QSOs, writing nothing: the
+ * summary's `imported` is what the real run would store (barring concurrent writers).
+ */
 async function dryRun(db: pg.Pool, input: Readable, options: ImportOptions, toRows: RowsTransform): Promise<ImportSummary> {
   const station = await loadImportStation(db, options.stationId);
-  const processor = new RecordProcessor(station, options, null);
+  const client = await db.connect();
+  let dupes;
+  try {
+    dupes = await loadDupeIndex(client, options.stationId);
+  } finally {
+    client.release();
+  }
+  const processor = new RecordProcessor(station, options, dupes);
   const discard = new Writable({ objectMode: true, write: (_rows, _encoding, callback) => callback() });
   await pipeline(input, toRows(processor), discard);
-  return summarize(processor, { stored: 0, firstId: null, lastId: null }, 0);
+  return summarize(processor, { stored: processor.staged, firstId: null, lastId: null }, 0);
 }
 
 function summarize(processor: RecordProcessor, stored: StoredRange, lostToConflicts: number): ImportSummary {

@@ -7,7 +7,7 @@ export interface ImportOptions {
   stationId: number;
   /** Unit of FREQ / FREQ_RX values without a suffix: ADIF documents MHz, JSON Hz. */
   frequencyUnit: 'MHz' | 'Hz';
-  /** Parse and normalise only; nothing is written and summary.imported is 0. */
+  /** Parse, normalise and check duplicates only; nothing is written and summary.imported counts what would be stored. */
   dryRun?: boolean;
   /** Forced OPERATOR (a club member below officer level logs as themself). */
   operator?: string | null;
@@ -27,7 +27,7 @@ export interface ImportOptions {
 export interface ImportSummary {
   /** Records received or found, with or without errors. */
   parsed: number;
-  /** Rows stored. */
+  /** Rows stored (a dry run: rows that would be stored). */
   imported: number;
   /** Duplicates: of stored rows, of earlier records of the same input, or lost to a concurrent writer. */
   skipped: number;

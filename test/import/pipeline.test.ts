@@ -112,18 +112,23 @@ t.test('import pipeline', async (t) => {
     t.same(rows, [{ operator: 'DL6MBR' }]);
   });
 
-  t.test('dry run parses and normalises only', async (t) => {
+  t.test('dry run: counts what the real run would import, skip and fail, and stores nothing', async (t) => {
     const op = await createOperator(pool);
-    const summary = await importText(pool, adifDocument([
+    await importText(pool, adifDocument([qso('DL7AS', '20240301', '0900', '20m', 'CW')]), { stationId: op.stationId });
+    const document = adifDocument([
       qso('DL7AA', '20240301', '1015', '20m', 'CW'),
       qso('DL7AA', '20240301', '1015', '20m', 'CW'),
       [['CALL', 'DL7AB']],
-    ]), { stationId: op.stationId, dryRun: true });
+      qso('DL7AS', '20240301', '0900', '20m', 'CW'),
+    ]);
+    const summary = await importText(pool, document, { stationId: op.stationId, dryRun: true });
     t.same(summary, {
-      parsed: 3, imported: 0, skipped: 0, failed: 1, firstId: null, lastId: null,
+      parsed: 4, imported: 1, skipped: 2, failed: 1, firstId: null, lastId: null,
       messages: ['record 3, line 5: not imported: QSO_DATE is missing; TIME_ON is missing'],
     });
-    t.equal(await qsoCount(pool, op.stationId), 0);
+    t.equal(await qsoCount(pool, op.stationId), 1);
+    const real = await importText(pool, document, { stationId: op.stationId });
+    t.match(real, { parsed: summary.parsed, imported: summary.imported, skipped: summary.skipped, failed: summary.failed });
   });
 
   t.test('unknown station location', async (t) => {

@@ -49,6 +49,10 @@ export interface Operation {
   bodyMode?: BodyMode;
   /** Response `data` schema, for the OpenAPI document. */
   response?: JsonSchema;
+  /** Request bodies besides JSON that a `stream` handler reads, by media type (OpenAPI only). */
+  otherBodies?: Record<string, JsonSchema>;
+  /** Answers besides the usual success (e.g. 202 for an accepted job), by status (OpenAPI only). */
+  otherResponses?: Record<string, { description: string; data?: JsonSchema }>;
 }
 
 /**

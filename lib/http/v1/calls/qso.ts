@@ -74,13 +74,15 @@ export const qsoCall: V1Call = {
     const summary = !dryRun && body.string.length <= DIRECT_MAX_CHARS
       ? await importSmallAdif(services.db, body.string, options)
       : await importAdif(services.db, Readable.from([body.string]), { ...options, dryRun, rowsPerBatch: services.config.import_batch_rows });
-    if (summary.imported > 0) publishQsoEvent(services, key.userId, { type: 'qso_imported', station_id: stationId, imported: summary.imported });
+    // A dry run's `imported` counts what would be stored; the original answers 0 and nothing happened.
+    const stored = dryRun ? 0 : summary.imported;
+    if (stored > 0) publishQsoEvent(services, key.userId, { type: 'qso_imported', station_id: stationId, imported: summary.imported });
     const ok = summary.failed === 0;
     sendJson(ctx, ok ? 201 : 400, {
       status: ok ? 'created' : 'abort',
       type: 'adif',
       string: '',
-      adif_count: summary.imported,
+      adif_count: stored,
       adif_errors: summary.failed,
       messages: messagesOf(summary, dryRun),
     });

@@ -1,22 +1,27 @@
-import { PassThrough } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { conflict, validationError } from '../../../errors.js';
-import { asBoolean, isBlank } from '../../../bodyValues.js';
+import { isBlank } from '../../../bodyValues.js';
+import { decodedBody, stopReading } from '../../../upload/bodyStream.js';
+import { bodyKind } from '../../../upload/bodyKind.js';
 import { created } from '../../created.js';
 import { restrictedOperator } from '../../principal.js';
 import type { Handler, HandlerResult, RequestContext } from '../../resource.js';
 import { isKnownField } from '../../../../adif/fields.js';
 import { importAdif, importRecords } from '../../../../import/pipeline.js';
 import { insertOneQso } from '../../../../import/insertOne.js';
-import type { ImportOptions, ImportSummary, RawRecord } from '../../../../import/types.js';
+import type { ImportSummary, RawRecord } from '../../../../import/types.js';
 import { findVisibleQso } from '../../../../qso/repository.js';
 import { qsoScope } from '../../../../qso/scope.js';
 import { presentQso } from '../../../../qso/present.js';
 import { readCreateBody, type AdifText } from './createBody.js';
 import { publishQsoEvent } from '../../../../qso/events.js';
 import { ownedStation } from './scope.js';
+import { announceImport, importAnswer, importOptions, parseDryRun } from './importAnswer.js';
+import { documentUpload, formUpload } from './upload.js';
 
 /**
- * POST /qso: one QSO, many (`qsos`), or an ADIF document (`import_type` adif). Everything goes
+ * POST /qso: one QSO, many (`qsos`), or an ADIF document (`import_type` adif); files sent as
+ * the body or in a form are read by upload.ts. Everything goes
  * through the import pipeline of lib/import, so duplicate detection, mode splitting and DXCC
  * filling are those of every other insert path. Nothing here uploads to online services or
  * asks a callbook.
@@ -38,13 +43,6 @@ function parseImportType(value: unknown): ImportType {
     throw validationError('import_type must be json or adif', { field: 'import_type', allowed: IMPORT_TYPES });
   }
   return type as ImportType;
-}
-
-function parseDryRun(value: unknown): boolean {
-  if (value === undefined || value === null) return false;
-  const flag = asBoolean(value);
-  if (flag === undefined) throw validationError('Field "dryrun" must be true or false', { field: 'dryrun' });
-  return flag;
 }
 
 /** Where a message about a bulk row points: `details.index` for rows of `qsos`. */
@@ -96,22 +94,6 @@ function rejectStrayMembers(members: Record<string, unknown>, used: readonly str
   }
 }
 
-/** The answer to a bulk or ADIF import; 400 when nothing could be stored and only hard errors occurred. */
-function importAnswer(summary: ImportSummary, dryRun: boolean, dryRunShape: 'adif' | 'json'): HandlerResult {
-  if (summary.parsed === 0) throw validationError('No QSO records found', { parsed: 0, messages: summary.messages });
-  if (summary.failed === summary.parsed) {
-    throw validationError('No QSO could be imported', { parsed: summary.parsed, failed: summary.failed, messages: summary.messages });
-  }
-  if (dryRun) {
-    const data = dryRunShape === 'adif'
-      ? { dryrun: true, parsed: summary.parsed }
-      : { dryrun: true, parsed: summary.parsed, imported: 0, skipped: 0, messages: summary.messages };
-    return { data, status: 200 };
-  }
-  const { parsed, imported, skipped, messages } = summary;
-  return { data: { parsed, imported, skipped, messages }, status: 201 };
-}
-
 /** An import fed with the `adif` text while the body is still arriving. */
 interface RunningImport {
   dryRun: boolean;
@@ -158,15 +140,6 @@ async function finishStreamed(streamed: StreamedAdif, dryRun: boolean): Promise<
   return chosen.result;
 }
 
-function importOptions(request: RequestContext, stationId: number, dryRun: boolean, frequencyUnit: 'MHz' | 'Hz'): ImportOptions {
-  return { stationId, frequencyUnit, dryRun, operator: restrictedOperator(request.principal), rowsPerBatch: request.services.config.import_batch_rows };
-}
-
-function announceImport(request: RequestContext, stationId: number, summary: ImportSummary, dryRun: boolean): void {
-  if (dryRun || summary.imported === 0) return;
-  publishQsoEvent(request.services, request.principal.userId, { type: 'qso_imported', station_id: stationId, imported: summary.imported });
-}
-
 /** `import_type` adif: the document streamed (or spooled) into the ADIF import. */
 async function adifImport(request: RequestContext, members: Record<string, unknown>, text: AdifText, streamed: StreamedAdif | null, stationId: number, dryRun: boolean): Promise<HandlerResult> {
   rejectStrayMembers(members, ['adif']);
@@ -208,10 +181,28 @@ async function singleCreate(request: RequestContext, members: Record<string, unk
   return created(ctx, result.id, row ? presentQso(row) : { id: result.id });
 }
 
+/**
+ * POST /qso by the body's kind: JSON (one, many, an `adif` string), a document sent as the body
+ * itself, or a form with a file part. Every kind may arrive gzip-compressed.
+ */
 export const createQso: Handler = async (request) => {
-  const { services, ctx } = request;
+  const { ctx, services } = request;
+  const body = decodedBody(ctx.req, services.config.max_body_bytes);
+  try {
+    const kind = await bodyKind(ctx.request.type, ctx.get('content-type'), body);
+    if (kind.kind === 'document') return await documentUpload(request, body);
+    if (kind.kind === 'multipart') return await formUpload(request, body, kind.boundary);
+    return await jsonCreate(request, body);
+  } catch (error) {
+    stopReading(ctx.req);
+    throw error;
+  }
+};
+
+async function jsonCreate(request: RequestContext, input: Readable): Promise<HandlerResult> {
+  const { services } = request;
   let streamed: StreamedAdif | null = null;
-  const limits = { maxBodyBytes: services.config.max_body_bytes, maxJsonBytes: services.config.max_json_body_bytes };
+  const limits = { maxJsonBytes: services.config.max_json_body_bytes };
 
   // An ADIF import whose import_type and station_profile_id precede the document starts while
   // the document arrives.
@@ -226,7 +217,7 @@ export const createQso: Handler = async (request) => {
 
   let body;
   try {
-    body = await readCreateBody(ctx.req, limits, startAdif);
+    body = await readCreateBody(input, limits, startAdif);
   } catch (error) {
     await abandon(streamed, error as Error);
     throw error;
@@ -250,4 +241,4 @@ export const createQso: Handler = async (request) => {
     if (adif.kind === 'spooled') await adif.discard();
     throw error;
   }
-};
+}

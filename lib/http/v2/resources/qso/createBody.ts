@@ -1,6 +1,5 @@
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -18,8 +17,6 @@ import { writeWithBackPressure } from '../../../../export/backPressure.js';
  */
 
 export interface CreateBodyLimits {
-  /** The whole body, `adif` included (413 beyond). */
-  maxBodyBytes: number;
   /** Everything but the `adif` text (413 beyond). */
   maxJsonBytes: number;
 }
@@ -156,13 +153,16 @@ class BodyAssembler {
   }
 }
 
+/** Appended to JSON errors: a client that sent a log file learns how to send it. */
+const HOW_TO_SEND_A_FILE =
+  'To upload an ADIF or ADX file, send the file itself as the body (Content-Type text/plain, application/octet-stream or application/xml) ' +
+  'with station_profile_id in the query, or as multipart/form-data with a file part';
+
 /**
- * Reads the request body. Throws 413 payload_too_large, 400 invalid_json, or 400
+ * Reads the (decoded, size-bounded: see decodedBody) request body. Throws 413 payload_too_large, 400 invalid_json, or 400
  * validation_error for a body that is not a JSON object; a spool file is removed on failure.
  */
-export async function readCreateBody(req: IncomingMessage, limits: CreateBodyLimits, startAdif: StartAdif): Promise<CreateBody> {
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > limits.maxBodyBytes) throw payloadTooLarge(limits.maxBodyBytes);
+export async function readCreateBody(input: Readable, limits: CreateBodyLimits, startAdif: StartAdif): Promise<CreateBody> {
 
   const tokenize = jsonParser({ packKeys: true, streamKeys: false, packNumbers: true, streamNumbers: false, packStrings: false }) as unknown as Tokenizer;
   const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -171,14 +171,13 @@ export async function readCreateBody(req: IncomingMessage, limits: CreateBodyLim
   const send = async (text: string) => {
     for (const sink of target.sinks) await writeWithBackPressure(sink, text);
   };
-  let bytes = 0;
 
   const consume = async (input: string | symbol) => {
     let output: ReturnType<Tokenizer>;
     try {
       output = tokenize(input);
     } catch (error) {
-      throw new ApiError(400, 'invalid_json', `Request body is not valid JSON: ${(error as Error).message}`);
+      throw new ApiError(400, 'invalid_json', `Request body is not valid JSON: ${(error as Error).message}. ${HOW_TO_SEND_A_FILE}`);
     }
     if (typeof output === 'symbol') return;
     for (const token of output.values) {
@@ -207,22 +206,19 @@ export async function readCreateBody(req: IncomingMessage, limits: CreateBodyLim
     try {
       return chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode();
     } catch {
-      throw new ApiError(400, 'invalid_json', 'Request body is not valid UTF-8');
+      throw new ApiError(400, 'invalid_json', `Request body is not valid UTF-8. ${HOW_TO_SEND_A_FILE}`);
     }
   };
 
   try {
     // Not destroyed when reading stops early: the error answer still goes out on this connection.
-    for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
-      bytes += chunk.length;
-      if (bytes > limits.maxBodyBytes) throw payloadTooLarge(limits.maxBodyBytes);
+    for await (const chunk of input.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
       await consume(decode(chunk));
     }
     await consume(decode());
     await consume(END_OF_INPUT);
     await target.spool?.close();
   } catch (error) {
-    req.resume(); // the rest of the body is read and dropped
     await target.spool?.discard();
     throw error;
   }

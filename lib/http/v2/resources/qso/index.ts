@@ -4,7 +4,9 @@ import { listQsos } from './list.js';
 import { removeQso } from './remove.js';
 import { showQso } from './show.js';
 import { updateQso } from './update.js';
-import { adifExportSchema, createBodySchema, importSummarySchema, listQuerySchema, qsoSchema, updateBodySchema } from './schemas.js';
+import {
+  adifExportSchema, createBodySchema, importSummarySchema, listQuerySchema, qsoSchema, updateBodySchema, uploadBodies, uploadQuerySchema,
+} from './schemas.js';
 
 /** Contacts of the token owner's station locations: list/export, one, create/import, update, delete. */
 export const qsoResource: ResourceDefinition = {
@@ -19,9 +21,11 @@ export const qsoResource: ResourceDefinition = {
   },
   show: { summary: 'One QSO', response: qsoSchema, handler: showQso },
   create: {
-    summary: 'Create one QSO, many (qsos), or import an ADIF document (import_type adif)',
+    summary: 'Create one QSO, many (qsos), or import an ADIF document (import_type adif, or the file itself as the body or in a form)',
     bodyMode: 'stream',
+    query: uploadQuerySchema,
     body: createBodySchema,
+    otherBodies: uploadBodies,
     response: { oneOf: [qsoSchema, importSummarySchema] },
     handler: createQso,
   },

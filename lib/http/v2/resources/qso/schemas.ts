@@ -69,6 +69,34 @@ export const createBodySchema: JsonSchema = {
   additionalProperties: scalar,
 };
 
+/** Settings of a file upload (the document as the body, or a form), read from the query. */
+export const uploadQuerySchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    station_profile_id: text('File uploads: the owned station location the QSOs go to (a form may send it as a field before the file)'),
+    dryrun: text('File uploads: true to check only; the summary then counts what a real run would import, skip and fail'),
+  },
+};
+
+const documentBody: JsonSchema = {
+  type: 'string',
+  format: 'binary',
+  description: 'An ADIF (.adi) or ADX document, sniffed from its bytes; Content-Encoding gzip accepted; at most max_body_bytes after decompression',
+};
+
+/** The bodies POST /qso takes besides JSON: a document as the body itself, or a browser form. */
+export const uploadBodies: Record<string, JsonSchema> = {
+  'text/plain': documentBody,
+  'application/octet-stream': documentBody,
+  'application/xml': documentBody,
+  'multipart/form-data': {
+    type: 'object',
+    description: 'A form: optional station_profile_id and dryrun fields before one file part',
+    properties: { station_profile_id: { type: 'string' }, dryrun: { type: 'string' }, file: documentBody },
+    required: ['file'],
+  },
+};
+
 export const updateBodySchema: JsonSchema = {
   type: 'object',
   properties: Object.fromEntries(EDITABLE_FIELDS.map((field) => [field, scalar])),
@@ -81,6 +109,7 @@ export const importSummarySchema: JsonSchema = {
     parsed: { type: 'integer' },
     imported: { type: 'integer' },
     skipped: { type: 'integer' },
+    failed: { type: 'integer', description: 'File uploads only' },
     messages: { type: 'array', items: { type: 'string' } },
   },
 };
