@@ -15,6 +15,7 @@ import { startServer } from '../lib/server.js';
 import { createUser } from '../lib/accounts/users.js';
 import { createStation } from '../lib/accounts/stations.js';
 import { createToken } from '../lib/auth/tokens.js';
+import { beginQsoWrite } from '../lib/qso/writeLock.js';
 import { listConfirmations, type ConfirmationFilters } from '../lib/confirmations/query.js';
 import { CONFIRMATION_KEYS } from '../lib/qso/confirmationTypes.js';
 
@@ -42,6 +43,8 @@ let start = process.hrtime.bigint();
 // received without a date.
 const client = await db.connect();
 await client.query('SELECT setseed(0.42)');
+await client.query('BEGIN');
+await beginQsoWrite(client, [userId]);
 await client.query(
   `INSERT INTO qso (station_id, call, time_on, band, mode, submode, gridsquare, operator,
                     lotw_qsl_rcvd, lotw_qslrdate, eqsl_qsl_rcvd, eqsl_qslrdate, qsl_rcvd, qslrdate,
@@ -66,6 +69,7 @@ await client.query(
                      FROM generate_series(1, $2::int) g) raw) flags`,
   [stations, QSOS],
 );
+await client.query('COMMIT');
 client.release();
 await db.query('VACUUM ANALYZE qso');
 const { rows: [shape] } = await db.query<{ qsos: number; confirmed: number; rows: number }>(

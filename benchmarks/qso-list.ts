@@ -17,6 +17,7 @@ import { startServer } from '../lib/server.js';
 import { createUser } from '../lib/accounts/users.js';
 import { createStation } from '../lib/accounts/stations.js';
 import { createToken } from '../lib/auth/tokens.js';
+import { inQsoTransaction } from '../lib/qso/writeLock.js';
 import type { Principal } from '../lib/http/v2/principal.js';
 import type { RequestContext } from '../lib/http/v2/resource.js';
 import { countSql, pageSql, parseListQuery } from '../lib/http/v2/resources/qso/listQuery.js';
@@ -44,8 +45,9 @@ let start = process.hrtime.bigint();
 // 20,000 distinct calls; 11 bands, 1 % satellite; CW, SSB (USB/LSB), FT8, MFSK/FT4, RTTY;
 // confirmed by LoTW 15 %, eQSL 10 %, Clublog 8 %, QRZ 5 %, card 3 %. The owner's QSOs go 90 % to
 // Home, 10 % to Portable. Rows of both users alternate in the table.
-await db.query('SELECT setseed(0.42)');
-await db.query(
+await inQsoTransaction(db, [ownerId, otherId], async (client) => {
+await client.query('SELECT setseed(0.42)');
+await client.query(
   `INSERT INTO qso (station_id, call, time_on, time_off, band, mode, submode, freq, prop_mode, rst_sent, rst_rcvd, gridsquare,
                     operator, station_callsign, lotw_qsl_rcvd, eqsl_qsl_rcvd, clublog_qso_download_status,
                     qrzcom_qso_download_status, qsl_rcvd)
@@ -63,6 +65,7 @@ await db.query(
             ORDER BY g) raw`,
   [home, portable, otherStation, QSOS],
 );
+});
 await db.query('VACUUM ANALYZE qso');
 console.log(`generated ${2 * QSOS} QSOs in ${seconds(start).toFixed(0)} s`);
 

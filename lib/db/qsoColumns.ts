@@ -5,7 +5,7 @@
  * until the column is listed here.
  */
 
-export type QsoColumnKind = 'text' | 'int' | 'bigint' | 'date' | 'timestamp' | 'timestamptz' | 'jsonb';
+export type QsoColumnKind = 'text' | 'int' | 'bigint' | 'date' | 'timestamp' | 'timestamptz' | 'jsonb' | 'xid8';
 
 /**
  * What fills a column: `adif` columns hold the ADIF field of the same (lower-case) name as
@@ -62,6 +62,8 @@ export const QSO_COLUMNS: readonly QsoColumn[] = [
   ...columns('adif', 'date', 'dcl_qslsdate dcl_qslrdate'),
   ...columns('row', 'jsonb', 'extra'),
   ...columns('row', 'timestamptz', 'created_at updated_at'),
+  // The transaction that last wrote the row: the change feed's order (sql/007_change_feed.sql).
+  ...columns('row', 'xid8', 'txid'),
 ];
 
 /** Columns holding an ADIF field of their own name, by that lower-case name. */
@@ -78,4 +80,5 @@ export const SQL_TYPE: Readonly<Record<QsoColumnKind, string>> = {
   timestamp: 'timestamp(0)',
   timestamptz: 'timestamptz',
   jsonb: 'jsonb',
+  xid8: 'xid8',
 };

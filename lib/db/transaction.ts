@@ -21,8 +21,15 @@ export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClie
  * rule (one active location or logbook, no identical locations) take turns. NO KEY UPDATE does
  * not block inserts that merely reference the user (tokens, keys).
  */
-export async function inOwnerTransaction<T>(pool: pg.Pool, userId: number, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export async function inOwnerTransaction<T>(
+  pool: pg.Pool,
+  userId: number,
+  work: (client: pg.PoolClient) => Promise<T>,
+  /** Runs before the lock: what must come before the transaction writes anything (beginQsoWrite). */
+  first?: (client: pg.PoolClient) => Promise<void>,
+): Promise<T> {
   return inTransaction(pool, async (client) => {
+    await first?.(client);
     await client.query('SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE', [userId]);
     return work(client);
   });

@@ -6,6 +6,8 @@ import { resolveCallsign } from '../dxcc/resolver.js';
 /** What an import needs to know about its target station location. */
 export interface ImportStation {
   id: number;
+  /** The location's owner (the club account for club locations). */
+  userId: number;
   /** Upper-case, as stored. */
   callsign: string;
 }
@@ -18,7 +20,7 @@ type Queryable = Pick<pg.Pool, 'query'>;
  */
 export async function loadImportStation(db: Queryable, stationId: number, lockForImport = false): Promise<ImportStation> {
   const { rows } = await db.query<ImportStation>(
-    `SELECT id, callsign FROM stations WHERE id = $1${lockForImport ? ' FOR KEY SHARE' : ''}`,
+    `SELECT id, user_id AS "userId", callsign FROM stations WHERE id = $1${lockForImport ? ' FOR KEY SHARE' : ''}`,
     [stationId],
   );
   if (rows.length === 0) throw new Error(`station location ${stationId} does not exist`);

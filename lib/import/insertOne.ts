@@ -3,6 +3,7 @@ import { normalizeRecord } from '../adif/normalize.js';
 import { fillDxcc, fillStation, loadImportStation, stationCallsignMismatch } from './enrich.js';
 import { INSERT_COLUMNS, newRow, rowValues } from './rowValues.js';
 import type { ImportOptions, RawRecord } from './types.js';
+import { inQsoTransaction } from '../qso/writeLock.js';
 
 /**
  * A single JSON create: the bulk pipeline's rules (normaliser, DXCC and station fill, the
@@ -53,11 +54,8 @@ export async function insertOneQso(
   fillDxcc(qso);
   fillStation(qso, station, options.operator, options.defaultOperator);
   const key = [qso.call, qso.timeOn, qso.band, qso.mode];
-  const { rows } = await db.query<{ id: string | number | null; duplicate_of: string | number | null }>(INSERT_SQL, [
-    station.id,
-    ...rowValues(qso, newRow()),
-    ...key,
-  ]);
+  const { rows } = await inQsoTransaction(db, [station.userId], (client) =>
+    client.query<{ id: string | number | null; duplicate_of: string | number | null }>(INSERT_SQL, [station.id, ...rowValues(qso, newRow()), ...key]));
   const { id, duplicate_of: duplicateOf } = rows[0]!;
   if (id !== null) return { id: Number(id) };
   if (duplicateOf !== null) return { duplicateOf: Number(duplicateOf) };

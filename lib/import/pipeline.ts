@@ -5,6 +5,7 @@ import { loadDupeIndex } from './dupeIndex.js';
 import { loadImportStation } from './enrich.js';
 import { RecordProcessor } from './recordProcessor.js';
 import { AdifRowsTransform, RecordRowsTransform, type AdifFormat } from './rowStreams.js';
+import { beginQsoWriteForStations } from '../qso/writeLock.js';
 import { createStagingTable, DEFAULT_LIMITS, lockStationForImport, StagingWriter, type StoredRange } from './staging.js';
 import type { ImportOptions, ImportSummary, RawRecord } from './types.js';
 
@@ -37,6 +38,7 @@ async function runImport(db: pg.Pool, input: Readable, options: ImportOptions, t
   let failure: Error | undefined;
   try {
     await client.query('BEGIN');
+    await beginQsoWriteForStations(client, [options.stationId]);
     await lockStationForImport(client, options.stationId);
     const station = await loadImportStation(client, options.stationId, true);
     const dupes = await loadDupeIndex(client, options.stationId);

@@ -57,7 +57,7 @@ async function duplicateOf(db: Queryable, key: DupeKey, exceptId: number): Promi
 }
 
 /**
- * Applies `changes` to a visible QSO and returns the fresh row, or null when it is not (or no
+ * Applies `changes` to a visible QSO, inside a transaction that has called beginQsoWrite, and returns the fresh row, or null when it is not (or no
  * longer) visible. `after` is the QSO's duplicate key once changed: a clash with another QSO
  * throws DuplicateQsoError naming it.
  */
@@ -66,11 +66,15 @@ export async function updateVisibleQso(db: Queryable, scope: QsoScope, id: numbe
   const assignments = Object.entries(changes).map(([column, value]) => `${column} = ${params.add(value)}`);
   const sql = `UPDATE qso q SET ${assignments.join(', ')}, updated_at = now()
                 WHERE ${visible(scope, id, params)} RETURNING ${qsoSelectList()}`;
+  // Inside the caller's transaction: a clash rolls back to here, so the twin can still be looked up.
+  await db.query('SAVEPOINT qso_update');
   try {
     const { rows } = await db.query<QsoRow>(sql, params.values);
+    await db.query('RELEASE SAVEPOINT qso_update');
     return rows[0] ?? null;
   } catch (error) {
     if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
+    await db.query('ROLLBACK TO SAVEPOINT qso_update');
     const existing = await duplicateOf(db, after, id);
     if (existing === null) throw error;
     throw new DuplicateQsoError(existing);

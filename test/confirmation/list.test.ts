@@ -2,7 +2,8 @@ import t from 'tap';
 import { startTestServer } from '../helpers/server.js';
 import { createOperator } from '../helpers/fixtures.js';
 import { createStation } from '../../lib/accounts/stations.js';
-import { insertQsos } from '../helpers/qsoRows.js';
+import { insertQsos, seedQsos } from '../helpers/qsoRows.js';
+import { inQsoTransaction } from '../../lib/qso/writeLock.js';
 
 const ALL_TYPES = ['lotw', 'eqsl', 'qsl', 'qrz', 'clublog'];
 
@@ -229,7 +230,7 @@ t.test('confirmation list', async (t) => {
 
   t.test('an owner without station locations gets an empty list', async (t) => {
     const lonely = await createOperator(db);
-    await db.query('DELETE FROM stations WHERE user_id = $1', [lonely.userId]);
+    await inQsoTransaction(db, [lonely.userId], (client) => client.query('DELETE FROM stations WHERE user_id = $1', [lonely.userId]));
     const res = await list('', lonely.token);
     t.equal(res.status, 200);
     t.same(res.body.data, []);
@@ -263,7 +264,7 @@ t.test('paging over many rows and stations agrees with one ordered read of the t
   const second = await createStation(db, { userId: op.userId, name: 'Second', callsign: op.callsign, gridsquare: 'JO62' });
   const third = await createStation(db, { userId: op.userId, name: 'Third', callsign: op.callsign, gridsquare: 'JO62' });
   // 600 QSOs over three locations; dates repeat often so that ties across stations and types abound.
-  await db.query(
+  await seedQsos(db, [op.stationId, second, third],
     `INSERT INTO qso (station_id, call, time_on, band, mode,
                       lotw_qsl_rcvd, lotw_qslrdate, eqsl_qsl_rcvd, eqsl_qslrdate, qsl_rcvd, qslrdate,
                       qrzcom_qso_download_status, qrzcom_qso_download_date, clublog_qso_download_status, clublog_qso_download_date)

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { inStationQsoTransaction } from '../../lib/qso/writeLock.js';
 
 /** A QSO row for test setup: column name → value (columns of sql/001's qso table). */
 export type QsoRow = { station_id: number; call: string; time_on: string } & Record<string, string | number | null>;
@@ -8,17 +9,24 @@ export type QsoRow = { station_id: number; call: string; time_on: string } & Rec
  * import pipeline's normalisation) and returns their ids in order. Defaults: band 20m, mode SSB.
  */
 export async function insertQsos(db: pg.Pool, rows: QsoRow[]): Promise<number[]> {
-  const ids: number[] = [];
-  for (const row of rows) {
-    const record: Record<string, unknown> = { band: '20m', mode: 'SSB', ...row };
-    const columns = Object.keys(record);
-    const { rows: inserted } = await db.query<{ id: number }>(
-      `INSERT INTO qso (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id`,
-      Object.values(record),
-    );
-    ids.push(inserted[0]!.id);
-  }
-  return ids;
+  return inStationQsoTransaction(db, [...new Set(rows.map((row) => row.station_id))], async (client) => {
+    const ids: number[] = [];
+    for (const row of rows) {
+      const record: Record<string, unknown> = { band: '20m', mode: 'SSB', ...row };
+      const columns = Object.keys(record);
+      const { rows: inserted } = await client.query<{ id: number }>(
+        `INSERT INTO qso (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id`,
+        Object.values(record),
+      );
+      ids.push(inserted[0]!.id);
+    }
+    return ids;
+  });
+}
+
+/** Runs seeding SQL as a QSO writer of these locations' owners (the database refuses QSO writes otherwise). */
+export function seedQsos<R extends pg.QueryResultRow = { id: number }>(db: pg.Pool, stationIds: number[], sql: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
+  return inStationQsoTransaction(db, stationIds, (client) => client.query<R>(sql, values));
 }
 
 /** `YYYY-MM-DD HH:MM:SS` (UTC) of a Date, the form of the qso table's timestamps. */

@@ -39,6 +39,7 @@ t.test('single QSO insert', async (t) => {
     const other = await pool.connect();
     try {
       await other.query('BEGIN');
+      await other.query('SELECT qso_write_begin(ARRAY[$1]::int[])', [op.userId]);
       await other.query(
         `INSERT INTO qso (station_id, call, time_on, time_off, band, mode) VALUES ($1, 'F5RACE', '2024-03-02 08:00:30', '2024-03-02 08:00:30', '40m', 'CW')`,
         [op.stationId],

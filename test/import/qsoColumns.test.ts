@@ -11,6 +11,7 @@ const KIND_OF_TYPE: Readonly<Record<string, string>> = {
   'timestamp without time zone': 'timestamp',
   'timestamp with time zone': 'timestamptz',
   jsonb: 'jsonb',
+  xid8: 'xid8',
 };
 
 t.test('the column list is the qso table', async (t) => {

@@ -61,6 +61,7 @@ async function openImport(t: Test, pool: pg.Pool): Promise<pg.PoolClient> {
   // Closed rather than returned: a failed case may leave its transaction aborted.
   t.teardown(() => client.release(true));
   await client.query('BEGIN');
+  await client.query('SELECT qso_write_begin(ARRAY(SELECT DISTINCT user_id FROM stations))');
   await createStagingTable(client);
   return client;
 }

@@ -4,6 +4,7 @@ import { createClub, createOperator } from '../helpers/fixtures.js';
 import { createStation } from '../../lib/accounts/stations.js';
 import { parseAdif } from '../../lib/adif/tokenizer.js';
 import { bothPaths, insertQso, post, v1Key } from './helpers.js';
+import { seedQsos } from '../helpers/qsoRows.js';
 
 t.test('api/get_contacts_adif', async (t) => {
   const server = await startTestServer(t);
@@ -95,7 +96,7 @@ t.test('api/get_contacts_adif', async (t) => {
 
   t.test('a large export streams and parses', async (t) => {
     const station = await createStation(db, { userId: op.userId, name: 'Bulk', callsign: 'DL7EXP' });
-    await db.query(
+    await seedQsos(db, [station],
       `INSERT INTO qso (station_id, call, time_on, band, mode, comment)
        SELECT $1, 'W' || n || 'AA', timestamp '2020-01-01' + n * interval '1 minute', '20m', 'FT8', repeat('x', 200) FROM generate_series(1, 3000) n`,
       [station],

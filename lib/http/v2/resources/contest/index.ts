@@ -6,7 +6,7 @@ import { ownedStationIds, parseIdParam, parseStationIds, present } from '../../p
 import { OFFICER_LEVEL, requireClubLevel, restrictedOperator, type Principal } from '../../principal.js';
 import type { JsonSchema, ResourceDefinition } from '../../resource.js';
 import { foreignStationIds } from '../../../../accounts/stations.js';
-import { inTransaction } from '../../../../db/transaction.js';
+import { inQsoTransaction } from '../../../../qso/writeLock.js';
 import { qsoScope, type QsoScope } from '../../../../qso/scope.js';
 import { DEFAULT_SETTINGS, readSettingsChanges, SETTING_NAMES } from './contestSettings.js';
 import { checkTimeOrder, readNewSession, readQsoIds, readSessionChanges } from './sessionFields.js';
@@ -111,7 +111,7 @@ export const contestResource: ResourceDefinition = {
       const linkIds = readQsoIds(body, 'link_qso_ids');
       await requireOwnedStation(services.db, principal, fields.station_id);
       const scope = await linkScope(services.db, principal);
-      const { id, links } = await inTransaction(services.db, async (client) => {
+      const { id, links } = await inQsoTransaction(services.db, [principal.userId], async (client) => {
         await refuseInvisible(client, scope, linkIds, 'link_qso_ids');
         const id = await insertSession(client, principal.userId, fields, settings);
         return { id, links: linkIds.length ? await linkQsos(client, id, fields.contest, linkIds) : null };
@@ -135,7 +135,7 @@ export const contestResource: ResourceDefinition = {
       if (fields.station_id !== undefined) await requireOwnedStation(services.db, principal, fields.station_id);
       const scope = await linkScope(services.db, principal);
 
-      const outcome = await inTransaction(services.db, async (client) => {
+      const outcome = await inQsoTransaction(services.db, [principal.userId], async (client) => {
         const current = await lockSession(client, principal.userId, Number(id));
         if (!current) return null;
         checkTimeOrder({ time_start: fields.time_start ?? current.time_start, time_end: 'time_end' in fields ? fields.time_end ?? null : current.time_end });
@@ -161,7 +161,7 @@ export const contestResource: ResourceDefinition = {
       if (deleteQsos && !principal.scopes.has('qso:delete')) {
         throw new ApiError(403, 'insufficient_scope', 'Deleting the QSOs of a session needs the scope qso:delete', { required_scope: 'qso:delete' });
       }
-      const deleted = await inTransaction(services.db, (client) => deleteSession(client, principal.userId, Number(id), deleteQsos));
+      const deleted = await inQsoTransaction(services.db, [principal.userId], (client) => deleteSession(client, principal.userId, Number(id), deleteQsos));
       if (!deleted) throw notFound('Contest session not found');
       ctx.status = 204;
       return undefined;

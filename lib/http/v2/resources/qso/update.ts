@@ -3,6 +3,7 @@ import type { Scalar } from '../../../body.js';
 import type { Handler, RequestContext } from '../../resource.js';
 import { combineDateTime, parseAdifDate, parseAdifTime, timeOffFor } from '../../../../adif/datetime.js';
 import { splitMode } from '../../../../adif/modes.js';
+import { inQsoTransaction } from '../../../../qso/writeLock.js';
 import { DuplicateQsoError, findVisibleQso, updateVisibleQso } from '../../../../qso/repository.js';
 import { presentQso, type QsoRow } from '../../../../qso/present.js';
 import { frequencyValue, isPlainField, isSpecialField, plainValue, rejectField, textValue } from './patchFields.js';
@@ -78,7 +79,7 @@ export const updateQso: Handler = async (request) => {
   const after = { ...row, ...changes } as QsoRow;
   let fresh: QsoRow | null;
   try {
-    fresh = await updateVisibleQso(services.db, scope, id, changes, after);
+    fresh = await inQsoTransaction(services.db, [principal.userId], (client) => updateVisibleQso(client, scope, id, changes, after));
   } catch (error) {
     if (error instanceof DuplicateQsoError) {
       throw conflict(`The change would duplicate QSO ${error.existingId}`, { existing_id: error.existingId });

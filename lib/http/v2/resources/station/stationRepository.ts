@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { createStation } from '../../../../accounts/stations.js';
 import { inOwnerTransaction } from '../../../../db/transaction.js';
+import { beginQsoWrite } from '../../../../qso/writeLock.js';
 import { SqlParams } from '../../../../db/sqlParams.js';
 import { countryOf, STATION_FIELDS, type StationFields } from './stationFields.js';
 
@@ -85,16 +86,19 @@ export async function updateStation(
 export type StationDeletion = 'deleted' | 'active' | 'not_found';
 
 /**
- * Deletes a location that is not the active one. Its QSOs, their QSL images, OQRS requests and
- * contest links, its contest sessions and its logbook links go with it through the foreign-key
- * cascades, all in this one statement.
+ * Deletes a location that is not the active one, and its QSOs (each a deletion in the change
+ * feed); their QSL images, OQRS requests and contest links, the location's contest sessions and
+ * logbook links go with them through the foreign-key cascades.
  */
 export async function deleteStation(db: pg.Pool, userId: number, id: number): Promise<StationDeletion> {
   return inOwnerTransaction(db, userId, async (client) => {
     const station = await findStation(client, userId, id);
     if (!station) return 'not_found';
     if (station.active) return 'active';
+    // The QSOs first, while the location still names its owner: their tombstones then reach the
+    // owner's change feed (a cascade from the location's row could not say whose they were).
+    await client.query('DELETE FROM qso WHERE station_id = $1', [id]);
     await client.query('DELETE FROM stations WHERE id = $1', [id]);
     return 'deleted';
-  });
+  }, (client) => beginQsoWrite(client, [userId]));
 }

@@ -1,0 +1,34 @@
+import type pg from 'pg';
+import { inTransaction } from '../db/transaction.js';
+
+/**
+ * Declares that the current transaction may write QSOs of these owners (user ids owning the
+ * station locations). It must come before the transaction writes anything at all: it publishes
+ * the transaction to readers of the change feed and of since_id pages (sql/007_change_feed.sql,
+ * docs/change-feed.md), which cut their pages below every such writer until it has ended. The
+ * database refuses a QSO write whose transaction has not made this call.
+ */
+export async function beginQsoWrite(client: pg.ClientBase, ownerUserIds: readonly number[]): Promise<void> {
+  await client.query('SELECT qso_write_begin($1::int[])', [ownerUserIds]);
+}
+
+/** Declares the write for the owners of these station locations (one round trip). */
+export async function beginQsoWriteForStations(client: pg.ClientBase, stationIds: readonly number[]): Promise<void> {
+  await client.query('SELECT qso_write_begin(ARRAY(SELECT DISTINCT user_id FROM stations WHERE id = ANY($1::int[])))', [stationIds]);
+}
+
+/** `work` in one transaction that has declared, first of all, that it writes QSOs of these owners. */
+export function inQsoTransaction<T>(pool: pg.Pool, ownerUserIds: readonly number[], work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  return inTransaction(pool, async (client) => {
+    await beginQsoWrite(client, ownerUserIds);
+    return work(client);
+  });
+}
+
+/** inQsoTransaction for the owners of these station locations. */
+export function inStationQsoTransaction<T>(pool: pg.Pool, stationIds: readonly number[], work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  return inTransaction(pool, async (client) => {
+    await beginQsoWriteForStations(client, stationIds);
+    return work(client);
+  });
+}
