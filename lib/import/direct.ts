@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { SQL_TYPE } from '../db/qsoColumns.js';
-import { loadImportStation } from './enrich.js';
+import { loadImportStation, type ImportStation } from './enrich.js';
+import { inQsoTransaction } from '../qso/writeLock.js';
 import { RecordProcessor } from './recordProcessor.js';
 import { INSERT_COLUMNS } from './rowValues.js';
 import { createItemReader, sniffAdifFormat } from './rowStreams.js';
@@ -50,7 +51,7 @@ export async function importSmallAdif(db: pg.Pool, text: string, options: Omit<I
   reader.push(bytes, sink);
   reader.end(sink);
 
-  const stored: StoredRange = processor.staged > 0 ? await insertRows(db, station.id, columns) : { stored: 0, firstId: null, lastId: null };
+  const stored: StoredRange = processor.staged > 0 ? await insertRows(db, station, columns) : { stored: 0, firstId: null, lastId: null };
   return {
     parsed: processor.parsed,
     imported: stored.stored,
@@ -62,10 +63,11 @@ export async function importSmallAdif(db: pg.Pool, text: string, options: Omit<I
   };
 }
 
-async function insertRows(db: pg.Pool, stationId: number, columns: Array<Array<string | null>>): Promise<StoredRange> {
+async function insertRows(db: pg.Pool, station: ImportStation, columns: Array<Array<string | null>>): Promise<StoredRange> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const { rows } = await db.query<{ stored: number; first_id: string | null; last_id: string | null }>(INSERT_SQL, [stationId, ...columns]);
+      const { rows } = await inQsoTransaction(db, [station.userId], (client) =>
+        client.query<{ stored: number; first_id: string | null; last_id: string | null }>(INSERT_SQL, [station.id, ...columns]));
       const { stored, first_id: firstId, last_id: lastId } = rows[0]!;
       return { stored, firstId: firstId === null ? null : Number(firstId), lastId: lastId === null ? null : Number(lastId) };
     } catch (error) {
