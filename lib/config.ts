@@ -7,7 +7,9 @@ export const HIDEABLE_USERDATA = ['user_firstname', 'user_lastname', 'user_locat
 export type HideableUserdata = (typeof HIDEABLE_USERDATA)[number];
 
 export interface WorkerConfig {
+  /** The worker's internal port; `urls` instead lists several workers (sharing Redis) to fail over between. */
   url?: string;
+  urls?: string[];
   secret?: string;
   public_url?: string;
   timeout_ms?: number;
@@ -62,6 +64,7 @@ const configSchema: JSONSchemaType<ConfigFile> = {
       required: [],
       properties: {
         url: { type: 'string', pattern: '^https?://', nullable: true },
+        urls: { type: 'array', items: { type: 'string', pattern: '^https?://' }, minItems: 1, nullable: true },
         secret: { type: 'string', minLength: 32, nullable: true },
         public_url: { type: 'string', pattern: '^wss?://', nullable: true },
         timeout_ms: { type: 'integer', minimum: 50, maximum: 60000, nullable: true },
@@ -130,6 +133,11 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env, context: Con
   };
 }
 
+/** The workers the API publishes to, most preferred first (`worker.urls`, or `worker.url` alone). */
+export function workerUrls(worker: WorkerConfig): string[] {
+  return worker.urls ?? (worker.url === undefined ? [] : [worker.url]);
+}
+
 /** Validates a parsed config object and fills defaults; the first problem is one line naming the key. */
 export function buildConfig(input: unknown, env: NodeJS.ProcessEnv = process.env, context: ConfigContext = { processes: 1 }): Config {
   if (!validate(input)) throw new ConfigError(describe(validate.errors![0]!));
@@ -142,6 +150,9 @@ export function buildConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
     worker: { ...file.worker },
     metrics: { ...base.metrics, ...file.metrics },
   };
+  if (config.worker.url !== undefined && config.worker.urls !== undefined) {
+    throw new ConfigError('config: worker.url and worker.urls exclude each other; list every worker in worker.urls');
+  }
   if (env.WORKER_SECRET) config.worker.secret = env.WORKER_SECRET;
   if (config.worker.secret !== undefined && config.worker.secret.length < 32) {
     throw new ConfigError('config: worker.secret (or WORKER_SECRET) must be at least 32 characters');

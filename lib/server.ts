@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Config } from './config.js';
+import { workerUrls, type Config } from './config.js';
 import type { Database } from './db/database.js';
 import type { Logger } from './log.js';
 import { Metrics } from './metrics.js';
@@ -17,11 +17,12 @@ import type { ResourceDefinition } from './http/v2/resource.js';
 
 const noEvents: EventPublisher = { publish: () => undefined, close: async () => undefined };
 
-/** The worker's publisher when `worker.url` and `worker.secret` are configured; else events go nowhere. */
+/** The workers' publisher when `worker.url` (or `worker.urls`) and `worker.secret` are configured; else events go nowhere. */
 function eventPublisher(config: Config, logger: Logger): EventPublisher {
-  const { url, secret, timeout_ms: timeoutMs } = config.worker;
-  if (!url || !secret) return noEvents;
-  return createPublisher({ url, secret, timeoutMs, logger: logger.child({ component: 'live-publisher' }) });
+  const { secret, timeout_ms: timeoutMs } = config.worker;
+  const urls = workerUrls(config.worker);
+  if (urls.length === 0 || !secret) return noEvents;
+  return createPublisher({ urls, secret, timeoutMs, logger: logger.child({ component: 'live-publisher' }) });
 }
 
 function rateLimitStore(config: Config, db: Database): RateLimitStore {

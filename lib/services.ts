@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { LiveHealth } from './live/publisher.js';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
 import type { Metrics } from './metrics.js';
@@ -9,6 +10,8 @@ export interface EventPublisher {
   publish(topic: string, payload: unknown): void;
   /** Makes a topic known to the worker before browsers connect to it; never rejects. */
   register?(topic: string): Promise<void>;
+  /** The workers' state for the API's status (see LiveHealth); absent when no worker is configured. */
+  health?(): Promise<LiveHealth>;
   close(): Promise<void>;
 }
 

@@ -2,7 +2,7 @@ import t from 'tap';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildConfig, ConfigError, loadConfig } from '../lib/config.js';
+import { buildConfig, ConfigError, loadConfig, workerUrls } from '../lib/config.js';
 
 t.test('defaults', async (t) => {
   const config = buildConfig({}, {});
@@ -32,6 +32,10 @@ t.test('valid values are kept', async (t) => {
   t.same(config.api_rate_limits!.api_v2_auth, { requests: 30, window: 60 });
   t.same(config.apiv2_hide_userdata, ['user_email']);
   t.equal(config.worker.url, 'http://127.0.0.1:9001');
+  t.same(workerUrls(config.worker), ['http://127.0.0.1:9001'], 'worker.url alone is one worker');
+  const urls = ['http://10.0.0.1:9001', 'http://10.0.0.2:9001'];
+  t.same(workerUrls(buildConfig({ worker: { urls } }, {}).worker), urls, 'worker.urls in order of preference');
+  t.same(workerUrls(buildConfig({}, {}).worker), [], 'no worker');
   t.equal(buildConfig({}, { WORKER_SECRET: 's'.repeat(40) }).worker.secret, 's'.repeat(40), 'WORKER_SECRET env');
 });
 
@@ -40,6 +44,10 @@ t.test('a bad value stops start-up with one line naming the key', async (t) => {
     [{ bogus: 1 }, /^config: unknown key bogus$/],
     [{ worker: { secret: 'short' } }, /^config: worker\.secret .*32/],
     [{ worker: { colour: 'red' } }, /^config: unknown key worker\.colour$/],
+    [{ worker: { urls: [] } }, /^config: worker\.urls /],
+    [{ worker: { urls: ['ws://127.0.0.1:9001'] } }, /^config: worker\.urls\.0 /],
+    [{ worker: { url: 'http://127.0.0.1:9001', urls: ['http://127.0.0.1:9002'] } }, /^config: worker\.url and worker\.urls exclude each other/],
+    [{ import_batch_rows: 0 }, /^config: import_batch_rows /],
     [{ api_rate_limits: { default: { requests: 0, window: 60 } } }, /^config: api_rate_limits\.default\.requests /],
     [{ api_rate_limits: { default: { requests: 5 } } }, /^config: api_rate_limits\.default .*window/],
     [{ apiv2_hide_userdata: ['user_callsign'] }, /^config: apiv2_hide_userdata\.0 /],

@@ -78,7 +78,7 @@ export function openApiDocument(resources: ResourceDefinition[], version: string
       get: {
         summary: 'Service status (no token needed)',
         tags: ['status'],
-        responses: { 200: { description: 'Status', content: { 'application/json': { schema: envelope({ type: 'object', properties: { name: { type: 'string' }, status: { type: 'string' } } }) } } } },
+        responses: { 200: { description: 'Status', content: { 'application/json': { schema: envelope({ type: 'object', properties: { name: { type: 'string' }, status: { type: 'string' }, version: { type: 'string' }, live_updates: { type: 'string', enum: ['off', 'ok', 'degraded', 'down'] } } }) } } } },
       },
     },
   };

@@ -6,16 +6,25 @@
  * "topic not registered" (worker restarted, or the registration's TTL lapsed)
  * is answered by registering the topic and retrying once, as the original
  * application does.
+ *
+ * With several workers (sharing Redis, so any one of them reaches every
+ * browser), a worker that cannot be reached or does not answer in time is
+ * skipped for `retryAfterMs` and the same request goes to the next one: one
+ * worker's death loses no event. A request that timed out may still have been
+ * delivered, so a failover can deliver an event twice, never zero times while
+ * a worker is up.
  */
 import type { Logger } from '../log.js';
 import { createLogger } from '../log.js';
 
 export interface PublisherOptions {
-  /** Base URL of the worker's internal port, e.g. http://127.0.0.1:9001. */
-  url: string;
+  /** Base URLs of the workers' internal ports (e.g. http://127.0.0.1:9001), most preferred first. */
+  urls: readonly string[];
   secret: string;
   /** Per-request limit, connection and response included. Default 1000. */
   timeoutMs?: number;
+  /** How long a worker that failed is passed over before it is tried again. Default 5000. */
+  retryAfterMs?: number;
   /** Publishes waiting to be sent; beyond this the oldest are dropped. Default 1000. */
   maxQueue?: number;
   logger?: Logger;
@@ -28,12 +37,20 @@ export interface PublisherStats {
   queued: number;
 }
 
+/**
+ * What the workers say about themselves: `ok` when every one answers `ok`, `down` when none
+ * answers, else `degraded` (one is gone, or has lost its Redis cluster).
+ */
+export type LiveHealth = 'ok' | 'degraded' | 'down';
+
 export interface Publisher {
   /** Queues a payload for the topic's browsers. Never throws, never waits. */
   publish(topic: string, payload: unknown): void;
   /** Registers a topic (default: browsers need a token). Never rejects; failures are logged. */
   register(topic: string, requireToken?: boolean): Promise<void>;
   stats(): PublisherStats;
+  /** Asks every worker for its status (at most once per HEALTH_CACHE_MS). Never rejects. */
+  health(): Promise<LiveHealth>;
   /** Sends what is queued, for at most `timeoutMs`, then drops the rest. */
   close(): Promise<void>;
 }
@@ -43,18 +60,28 @@ interface Pending {
   body: string;
 }
 
+interface Worker {
+  base: string;
+  /** Date.now() before which this worker is passed over, after it failed. */
+  downUntil: number;
+}
+
 const LOG_EVERY_MS = 10_000;
+/** The status endpoint needs no token: a flood of it must not become a flood of worker calls. */
+const HEALTH_CACHE_MS = 2000;
 /** Topics registered without token requirement, remembered so a re-registration keeps that choice. */
 const MAX_REMEMBERED_PUBLIC_TOPICS = 10_000;
 
-export function createPublisher({ url, secret, timeoutMs = 1000, maxQueue = 1000, logger }: PublisherOptions): Publisher {
+export function createPublisher({ urls, secret, timeoutMs = 1000, retryAfterMs = 5000, maxQueue = 1000, logger }: PublisherOptions): Publisher {
+  if (urls.length === 0) throw new Error('live updates: no worker url');
   const log = logger ?? createLogger({ component: 'live-publisher' });
-  const base = url.replace(/\/+$/, '');
+  const workers: Worker[] = urls.map((url) => ({ base: url.replace(/\/+$/, ''), downUntil: 0 }));
   const headers = { 'Content-Type': 'application/json', 'X-Worker-Secret': secret };
   const queue: Pending[] = [];
   const publicTopics = new Set<string>();
   const stats = { sent: 0, failed: 0, dropped: 0 };
   let pumping: Promise<void> | undefined;
+  let health: { at: number; answer: Promise<LiveHealth> } | undefined;
   let closed = false;
   let loggedAt = 0;
 
@@ -66,9 +93,29 @@ export function createPublisher({ url, secret, timeoutMs = 1000, maxQueue = 1000
     log.warn(message, { ...fields, sent: stats.sent, failed: stats.failed, dropped: stats.dropped });
   }
 
+  /** The workers to try, in order: those not passed over, or every one when all are. */
+  function candidates(): Worker[] {
+    const now = Date.now();
+    const up = workers.filter((worker) => worker.downUntil <= now);
+    return up.length > 0 ? up : workers;
+  }
+
+  /** Sends to the first worker that answers; throws the last failure when none does. */
   async function post(path: string, body: string): Promise<{ status: number; text: string }> {
-    const res = await fetch(base + path, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
-    return { status: res.status, text: (await res.text()).trim() };
+    let failure: unknown;
+    for (const worker of candidates()) {
+      try {
+        const res = await fetch(worker.base + path, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
+        const text = (await res.text()).trim();
+        worker.downUntil = 0;
+        return { status: res.status, text };
+      } catch (err) {
+        failure = err;
+        worker.downUntil = Date.now() + retryAfterMs;
+        if (workers.length > 1) complain('live updates: worker unreachable, trying the next', { worker: worker.base, error: (err as Error).message });
+      }
+    }
+    throw failure;
   }
 
   async function registerTopic(topic: string, requireToken: boolean): Promise<boolean> {
@@ -98,6 +145,23 @@ export function createPublisher({ url, secret, timeoutMs = 1000, maxQueue = 1000
       stats.failed++;
       complain('live updates: worker unreachable', { topic: item.topic, error: (err as Error).message });
     }
+  }
+
+  async function workerStatus(worker: Worker): Promise<string | null> {
+    try {
+      const res = await fetch(`${worker.base}/internal/status`, { headers, signal: AbortSignal.timeout(timeoutMs) });
+      if (res.status !== 200) return null;
+      const body = (await res.json()) as { status?: unknown };
+      return typeof body.status === 'string' ? body.status : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async function askWorkers(): Promise<LiveHealth> {
+    const answers = await Promise.all(workers.map(workerStatus));
+    if (answers.every((answer) => answer === 'ok')) return 'ok';
+    return answers.every((answer) => answer === null) ? 'down' : 'degraded';
   }
 
   async function pump(): Promise<void> {
@@ -137,6 +201,12 @@ export function createPublisher({ url, secret, timeoutMs = 1000, maxQueue = 1000
 
     stats() {
       return { ...stats, queued: queue.length };
+    },
+
+    health() {
+      const now = Date.now();
+      if (health === undefined || now - health.at >= HEALTH_CACHE_MS) health = { at: now, answer: askWorkers() };
+      return health.answer;
     },
 
     async close() {

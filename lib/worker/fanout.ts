@@ -17,12 +17,15 @@ export interface Fanout {
   publish(topic: string, payloadJson: string): void;
   /** Workers subscribed to the channel, or -1 in single-instance mode (or while Redis is unreachable). */
   clusterNodes(): Promise<number>;
+  /** False while a cluster worker is cut off from Redis: its sockets then miss other workers' publishes. */
+  connected(): boolean;
 }
 
 export function createLocalFanout(deliver: DeliverLocally): Fanout {
   return {
     publish: deliver,
     clusterNodes: async () => -1,
+    connected: () => true,
   };
 }
 
@@ -72,8 +75,22 @@ export async function createRedisFanout({
     if (env.origin_id === originId) return;
     deliver(env.topic, JSON.stringify(env.payload));
   });
-  await subscriber.subscribe(channel);
-  logger.info('cluster mode: relaying publishes through redis', { channel, origin_id: originId });
+  // ioredis subscribes again by itself after a reconnection, but only to channels it once
+  // subscribed to: a worker that started while Redis was down subscribes when it first answers.
+  let subscribed = false;
+  const subscribe = async (): Promise<void> => {
+    try {
+      await subscriber.subscribe(channel);
+      subscribed = true;
+      logger.info('cluster mode: relaying publishes through redis', { channel, origin_id: originId });
+    } catch (err) {
+      logger.warn('cluster: subscribing failed; retrying when redis answers again', { error: (err as Error).message });
+    }
+  };
+  subscriber.on('ready', () => {
+    if (!subscribed) void subscribe();
+  });
+  if (subscriber.status === 'ready') await subscribe();
 
   return {
     publish(topic, payloadJson) {
@@ -94,5 +111,6 @@ export async function createRedisFanout({
         return -1;
       }
     },
+    connected: () => subscribed && subscriber.status === 'ready' && publisher.status === 'ready',
   };
 }

@@ -2,7 +2,8 @@
  * Redis connections for cluster mode. Commands fail fast while the connection
  * is down (no offline queue, short command timeout) so that a Redis outage
  * degrades the worker to single-instance behaviour instead of stalling it;
- * ioredis keeps reconnecting in the background with a capped back-off.
+ * ioredis keeps reconnecting in the background with a capped back-off, from
+ * start-up on.
  */
 import { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
@@ -16,10 +17,12 @@ function reconnectDelay(attempt: number): number {
 }
 
 /**
- * Opens one connection, or returns null when Redis does not answer at start-up
- * (the caller then runs single-instance). `role` only labels log lines.
+ * Opens one connection. When Redis does not answer at start-up the connection is returned all
+ * the same: ioredis keeps reconnecting, and the worker joins its cluster when Redis answers
+ * (meanwhile commands fail fast and the worker reports itself degraded). `role` only labels log
+ * lines.
  */
-export async function connectRedis(url: string, role: string, logger: Logger): Promise<Redis | null> {
+export async function connectRedis(url: string, role: string, logger: Logger): Promise<Redis> {
   const redis = new Redis(url, {
     lazyConnect: true,
     enableOfflineQueue: false,
@@ -34,14 +37,13 @@ export async function connectRedis(url: string, role: string, logger: Logger): P
   redis.on('error', (err: Error) => {
     lastError = err.message;
   });
+  let lost = false;
   try {
     await redis.connect();
   } catch (err) {
-    redis.disconnect();
-    log.warn('redis unreachable at start-up; running single-instance', { error: lastError || (err as Error).message });
-    return null;
+    lost = true;
+    log.warn('redis unreachable at start-up; serving local sockets only until it answers', { error: lastError || (err as Error).message });
   }
-  let lost = false;
   redis.on('close', () => {
     if (lost || redis.status === 'end') return;
     lost = true;

@@ -51,11 +51,7 @@ async function joinCluster(options: ResolvedWorkerOptions, hub: SocketHub): Prom
   if (!redisUrl) return { registry: local, fanout: createLocalFanout(deliver), connections: [] };
 
   const command = await connectRedis(redisUrl, 'command', logger);
-  const subscriber = command && (await connectRedis(redisUrl, 'subscriber', logger));
-  if (!command || !subscriber) {
-    command?.disconnect();
-    return { registry: local, fanout: createLocalFanout(deliver), connections: [] };
-  }
+  const subscriber = await connectRedis(redisUrl, 'subscriber', logger);
   const registry = createRedisRegistry(command, { prefix: redisPrefix, ttlSeconds: options.topicTtlSeconds, mirror: local, logger });
   const fanout = await createRedisFanout({ publisher: command, subscriber, channel: `${redisPrefix}events`, deliver, logger });
   return { registry, fanout, connections: [command, subscriber] };

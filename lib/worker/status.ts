@@ -25,8 +25,11 @@ export function goDuration(totalSeconds: number): string {
   return `${seconds}s`;
 }
 
+/** `degraded`: a cluster worker cut off from Redis (see Fanout.connected). */
+export type WorkerHealth = 'ok' | 'degraded';
+
 export interface InternalStatus {
-  status: 'ok';
+  status: WorkerHealth;
   version: string;
   uptime: string;
   registered_topics: number;
@@ -39,7 +42,7 @@ export interface InternalStatus {
 }
 
 export interface SocketStatus {
-  status: 'ok';
+  status: WorkerHealth;
   version: string;
   uptime: string;
   uptime_seconds: number;
@@ -67,6 +70,7 @@ export function createStatusReporter({
   startedAt?: number;
 }): StatusReporter {
   const uptimeSeconds = () => Math.round((Date.now() - startedAt) / 1000);
+  const health = (): WorkerHealth => (fanout.connected() ? 'ok' : 'degraded');
 
   return {
     async internal(withTopicLists) {
@@ -76,7 +80,7 @@ export function createStatusReporter({
       ]);
       const stats = hub.stats();
       const status: InternalStatus = {
-        status: 'ok',
+        status: health(),
         version: WORKER_VERSION,
         uptime: goDuration(uptimeSeconds()),
         registered_topics: typeof topics === 'number' ? topics : topics.length,
@@ -96,7 +100,7 @@ export function createStatusReporter({
       const stats = hub.stats();
       const seconds = uptimeSeconds();
       return {
-        status: 'ok',
+        status: health(),
         version: WORKER_VERSION,
         uptime: goDuration(seconds),
         uptime_seconds: seconds,

@@ -40,6 +40,15 @@ export function startTestWorker(overrides: Partial<WorkerOptions> = {}): Promise
   });
 }
 
+/** Polls `condition` every 50 ms until it holds; throws naming `what` after `timeoutMs`. */
+export async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 export interface ApiReply {
   status: number;
   text: string;
@@ -161,6 +170,8 @@ export interface WorkerProcess {
   wsPort: number;
   internalPort: number;
   stop(): Promise<void>;
+  /** SIGKILL, as in a crash: no socket is closed cleanly, nothing is flushed. */
+  kill(): Promise<void>;
 }
 
 const WORKER_MODULE = fileURLToPath(new URL('../../lib/worker/index.ts', import.meta.url));
@@ -198,8 +209,13 @@ export async function spawnWorkerProcess(options: { redisUrl?: string; redisPref
     pid: child.pid ?? 0,
     ...ports,
     async stop() {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGKILL');
       await once(child, 'exit');
     },
   };

@@ -4,7 +4,7 @@ import t, { type Test } from 'tap';
 import { createPublisher } from '../../lib/live/publisher.js';
 import { createBrowserToken } from '../../lib/worker/index.js';
 import { freePort } from '../helpers/redis.js';
-import { callApi, connectClient, memoryLogger, registerTopic, SECRET, startTestWorker } from '../helpers/worker.js';
+import { callApi, connectClient, memoryLogger, registerTopic, SECRET, startTestWorker, type TestClient } from '../helpers/worker.js';
 
 /** An HTTP server that accepts requests and never answers them. */
 async function blackHole(t: Test): Promise<string> {
@@ -20,7 +20,7 @@ async function blackHole(t: Test): Promise<string> {
 t.test('a worker that never answers does not block the caller', async (t) => {
   const url = await blackHole(t);
   const logger = memoryLogger();
-  const publisher = createPublisher({ url, secret: SECRET, timeoutMs: 200, logger });
+  const publisher = createPublisher({ urls: [url], secret: SECRET, timeoutMs: 200, logger });
   const started = performance.now();
   publisher.publish('station.1', { n: 1 });
   t.ok(performance.now() - started < 50, 'publish returns at once');
@@ -37,7 +37,7 @@ t.test('a worker that never answers does not block the caller', async (t) => {
 t.test('the queue is bounded: the oldest publishes are dropped and counted', async (t) => {
   const url = await blackHole(t);
   const logger = memoryLogger();
-  const publisher = createPublisher({ url, secret: SECRET, timeoutMs: 300, maxQueue: 10, logger });
+  const publisher = createPublisher({ urls: [url], secret: SECRET, timeoutMs: 300, maxQueue: 10, logger });
   for (let n = 0; n < 50; n++) publisher.publish('station.1', { n });
   t.match(publisher.stats(), { queued: 10, dropped: 40, sent: 0 }, 'the newest ten wait, the rest were dropped');
   t.ok(logger.lines.some((line) => /queue full/.test(line.message)), 'drops are logged');
@@ -45,7 +45,7 @@ t.test('the queue is bounded: the oldest publishes are dropped and counted', asy
 });
 
 t.test('an unreachable worker is counted, never thrown', async (t) => {
-  const publisher = createPublisher({ url: `http://127.0.0.1:${await freePort()}`, secret: SECRET, logger: memoryLogger() });
+  const publisher = createPublisher({ urls: [`http://127.0.0.1:${await freePort()}`], secret: SECRET, logger: memoryLogger() });
   const circular: Record<string, unknown> = {};
   circular.self = circular;
   t.doesNotThrow(() => publisher.publish('station.1', circular));
@@ -66,7 +66,7 @@ t.test('against a real worker', async (t) => {
   t.same(await client.next(), { type: 'auth_ok' });
 
   t.test('publishes arrive in order', async (t) => {
-    const publisher = createPublisher({ url, secret: SECRET, logger: memoryLogger() });
+    const publisher = createPublisher({ urls: [url], secret: SECRET, logger: memoryLogger() });
     for (let n = 0; n < 100; n++) publisher.publish(topic, { n });
     for (let n = 0; n < 100; n++) t.same(await client.next(), { type: 'push', payload: { n } });
     await publisher.close();
@@ -76,7 +76,7 @@ t.test('against a real worker', async (t) => {
   t.test('404 topic not registered → register → retry once', async (t) => {
     // As after a worker restart or an expired registration; the socket itself is still subscribed.
     await callApi(worker.internalPort, 'POST', '/internal/unregister', { topic });
-    const publisher = createPublisher({ url, secret: SECRET, logger: memoryLogger() });
+    const publisher = createPublisher({ urls: [url], secret: SECRET, logger: memoryLogger() });
     publisher.publish(topic, 'again');
     t.same(await client.next(), { type: 'push', payload: 'again' });
     await publisher.close();
@@ -84,7 +84,7 @@ t.test('against a real worker', async (t) => {
   });
 
   t.test('a re-registration keeps a public topic public', async (t) => {
-    const publisher = createPublisher({ url, secret: SECRET, logger: memoryLogger() });
+    const publisher = createPublisher({ urls: [url], secret: SECRET, logger: memoryLogger() });
     await publisher.register('public.9', false);
     await callApi(worker.internalPort, 'POST', '/internal/unregister', { topic: 'public.9' });
     publisher.publish('public.9', 'x');
@@ -97,7 +97,7 @@ t.test('against a real worker', async (t) => {
 
   t.test('a wrong secret is a logged failure', async (t) => {
     const logger = memoryLogger();
-    const publisher = createPublisher({ url, secret: 'wrong-secret-wrong-secret-wrong-secret', logger });
+    const publisher = createPublisher({ urls: [url], secret: 'wrong-secret-wrong-secret-wrong-secret', logger });
     publisher.publish(topic, 1);
     await publisher.close();
     t.match(publisher.stats(), { sent: 0, failed: 1 });
@@ -105,4 +105,53 @@ t.test('against a real worker', async (t) => {
   });
 
   t.teardown(() => client.close());
+});
+
+t.test('several workers: one that is down or hangs is passed over, no publish is lost', async (t) => {
+  const worker = await startTestWorker();
+  t.teardown(() => worker.close());
+  const live = `http://127.0.0.1:${worker.internalPort}`;
+  const topic = 'station.8';
+  await registerTopic(worker.internalPort, topic);
+  const client = await connectClient(worker.wsPort, topic);
+  t.teardown(() => client.close());
+  client.auth(createBrowserToken(SECRET, { userId: 8, topic, ttlSeconds: 60 }));
+  t.same(await client.next(), { type: 'auth_ok' });
+
+  for (const [label, down] of [['refuses connections', `http://127.0.0.1:${await freePort()}`], ['never answers', await blackHole(t)]] as const) {
+    const logger = memoryLogger();
+    const publisher = createPublisher({ urls: [down, live], secret: SECRET, timeoutMs: 200, logger });
+    const started = performance.now();
+    for (let n = 0; n < 20; n++) publisher.publish(topic, { label, n });
+    for (let n = 0; n < 20; n++) t.same(await client.next(), { type: 'push', payload: { label, n } }, `${label}: publish ${n} arrives`);
+    t.ok(performance.now() - started < 1500, `${label}: the dead worker costs one timeout at most, not one per publish`);
+    await publisher.close();
+    t.match(publisher.stats(), { sent: 20, failed: 0, dropped: 0 });
+    t.ok(logger.lines.some((line) => /trying the next/.test(line.message) && line.fields.worker === down), `${label}: the failover is logged`);
+  }
+});
+
+t.test('several workers: each publish goes to the first that answers, the next one once it is gone', async (t) => {
+  const [first, second] = await Promise.all([startTestWorker(), startTestWorker()]);
+  t.teardown(() => Promise.all([first.close(), second.close()]));
+  const topic = 'station.9';
+  const token = createBrowserToken(SECRET, { userId: 9, topic, ttlSeconds: 60 });
+  const clients = [];
+  for (const worker of [first, second]) {
+    await registerTopic(worker.internalPort, topic);
+    const client = await connectClient(worker.wsPort, topic);
+    client.auth(token);
+    t.same(await client.next(), { type: 'auth_ok' });
+    clients.push(client);
+  }
+  const [onFirst, onSecond] = clients as [TestClient, TestClient];
+  const publisher = createPublisher({ urls: [`http://127.0.0.1:${first.internalPort}`, `http://127.0.0.1:${second.internalPort}`], secret: SECRET, retryAfterMs: 300, logger: memoryLogger() });
+  publisher.publish(topic, 'preferred');
+  t.same(await onFirst.next(), { type: 'push', payload: 'preferred' });
+  t.ok(await onSecond.silentFor(100), 'each publish goes to one worker only');
+  await first.close();
+  publisher.publish(topic, 'failed over');
+  t.same(await onSecond.next(), { type: 'push', payload: 'failed over' });
+  await publisher.close();
+  for (const client of clients) client.close();
 });

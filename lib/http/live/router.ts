@@ -3,6 +3,7 @@ import { ApiError, notFound } from '../errors.js';
 import { metaFor, sendData } from '../envelope.js';
 import { authenticate, presentedToken } from '../v2/principal.js';
 import { createBrowserToken } from '../../worker/browserToken.js';
+import { workerUrls } from '../../config.js';
 import type { Services } from '../../services.js';
 import { mayWatchTopic } from './topicAccess.js';
 import { livePage } from './page.js';
@@ -31,7 +32,7 @@ export function liveRouter(services: Services): Router {
     const topic = typeof ctx.query.topic === 'string' ? ctx.query.topic : '';
     if (!topic) throw new ApiError(400, 'validation_error', 'Parameter "topic" is required', { field: 'topic' });
     const { secret, public_url: publicUrl, token_ttl_seconds: ttl } = services.config.worker;
-    if (!secret || !publicUrl || !services.config.worker.url) {
+    if (!secret || !publicUrl || workerUrls(services.config.worker).length === 0) {
       throw new ApiError(409, 'conflict', 'Live updates are not configured on this server (worker.url, worker.secret, worker.public_url)');
     }
     const access = await mayWatchTopic(services.db, principal, topic);

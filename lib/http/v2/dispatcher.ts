@@ -87,7 +87,9 @@ export function v2Dispatcher(resources: ResourceDefinition[], services: Services
       ctx.state.resource = 'status';
       if (id !== null) throw notFound('Unknown resource path');
       if (method !== 'GET') throw methodNotAllowed(['GET'], method);
-      sendData(ctx, { name: 'Logbook API', status: 'ok', version: services.version }, metaFor('status', 'GET'));
+      // `status` says the API answers (SPEC); `live_updates` what its workers say ('off': none configured).
+      const liveUpdates = services.events.health ? await services.events.health() : 'off';
+      sendData(ctx, { name: 'Logbook API', status: 'ok', version: services.version, live_updates: liveUpdates }, metaFor('status', 'GET'));
       return;
     }
 
