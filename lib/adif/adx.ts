@@ -47,6 +47,8 @@ function attribute(tag: SaxesTagPlain, name: string): string | undefined {
 /** ADX reader as a push/end state machine over bytes, like AdifTokenizer. */
 export class AdxReader {
   private readonly maxFieldLength: number;
+  /** See AdifItemReader.recognized. */
+  recognized = false;
   private readonly decoder = new StringDecoder('utf8');
   private readonly parser = new SaxesParser<{ xmlns: false }>({ xmlns: false });
   /** Where items go during the push() or end() call under way. */
@@ -98,7 +100,9 @@ export class AdxReader {
       this.report('ignored_element', `element ${name} inside field ${this.field.name} is ignored`);
       return;
     }
-    if (depth === 2) {
+    if (depth === 1) {
+      if (name === 'ADX') this.recognized = true;
+    } else if (depth === 2) {
       if (name === 'HEADER') this.section = 'header';
       else if (name === 'RECORDS') {
         this.emitHeader();

@@ -13,6 +13,12 @@ export interface AdifItemReader {
   push(chunk: Buffer, sink: AdifItemSink): void;
   /** Signals the end of input (at least the header item comes out, if it has not yet). */
   end(sink: AdifItemSink): void;
+  /**
+   * Whether the input so far showed it is a document of the reader's format: an `<EOH>` or a
+   * record (.adi), the `<ADX>` root element (ADX). A header-only document counts; an empty or
+   * binary input does not.
+   */
+  readonly recognized: boolean;
 }
 
 /** Every item `chunks` yield, in order: for callers that want them all at once. */

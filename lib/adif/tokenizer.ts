@@ -238,6 +238,8 @@ function fitAfter(buf: Buffer, end: number, final: boolean): number {
 export class AdifTokenizer {
   private readonly maxFieldLength: number;
   private readonly names = new TagNameTable();
+  /** See AdifItemReader.recognized. */
+  recognized = false;
 
   private phase = Phase.Comment;
   private ended = false;
@@ -613,6 +615,7 @@ export class AdifTokenizer {
 
   private endSection(kind: TagKind, out: AdifItemSink): void {
     if (kind === TagKind.EndOfHeader) {
+      this.recognized = true;
       if (this.phase === Phase.Header) this.settleHeader(true, out);
       return;
     }
@@ -641,6 +644,7 @@ export class AdifTokenizer {
 
   private emitRecord(out: AdifItemSink): void {
     this.foldCandidate(out);
+    this.recognized = true;
     out({ kind: 'record', fields: this.fields, recordNo: ++this.recordCount, line: this.recordLine });
     this.fields = {};
     this.fieldCount = 0;

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { SQL_TYPE } from '../db/qsoColumns.js';
 import { loadImportStation, type ImportStation } from './enrich.js';
+import { UnreadableInputError } from './errors.js';
 import { inQsoTransaction } from '../qso/writeLock.js';
 import { RecordProcessor } from './recordProcessor.js';
 import { INSERT_COLUMNS } from './rowValues.js';
@@ -50,6 +51,7 @@ export async function importSmallAdif(db: pg.Pool, text: string, options: Omit<I
   };
   reader.push(bytes, sink);
   reader.end(sink);
+  if (!reader.recognized) throw new UnreadableInputError(bytes);
 
   const stored: StoredRange = processor.staged > 0 ? await insertRows(db, station, columns) : { stored: 0, firstId: null, lastId: null };
   return {

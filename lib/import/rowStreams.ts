@@ -3,6 +3,7 @@ import { AdxReader } from '../adif/adx.js';
 import { AdifTokenizer } from '../adif/tokenizer.js';
 import type { AdifItemReader, AdifItemSink } from '../adif/itemReader.js';
 import type { RawRecord } from '../adif/normalize.js';
+import { UnreadableInputError } from './errors.js';
 import type { RecordProcessor } from './recordProcessor.js';
 import type { ImportOptions } from './types.js';
 
@@ -16,6 +17,9 @@ import type { ImportOptions } from './types.js';
 export type AdifFormat = 'adi' | 'adx';
 
 type Progress = ImportOptions['onProgress'];
+
+/** How much of the input's start is kept for an UnreadableInputError (which quotes less). */
+const FIRST_BYTES = 64;
 
 /** Leading white space beyond this decides for .adi: an ADX document starts with its markup. */
 const MAX_SNIFF_BYTES = 64 * 1024;
@@ -50,7 +54,10 @@ export function createItemReader(format: AdifFormat): AdifItemReader {
  */
 const ROWS_OUT = { readableObjectMode: true, readableHighWaterMark: 1 } as const;
 
-/** ADIF or ADX bytes in, COPY rows out; the format is sniffed from the first bytes unless given. */
+/**
+ * ADIF or ADX bytes in, COPY rows out; the format is sniffed from the first bytes unless given.
+ * An input in which the reader recognised nothing fails with UnreadableInputError.
+ */
 export class AdifRowsTransform extends Transform {
   private reader: AdifItemReader | null = null;
   /** COPY rows of the chunk being read, handed on at its end. */
@@ -61,6 +68,8 @@ export class AdifRowsTransform extends Transform {
   };
   private head: Buffer[] = [];
   private bytes = 0;
+  /** The input's first bytes, for the message of an UnreadableInputError. */
+  private firstBytes = Buffer.alloc(0);
 
   constructor(
     private readonly processor: RecordProcessor,
@@ -72,6 +81,7 @@ export class AdifRowsTransform extends Transform {
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     try {
+      if (this.firstBytes.length < FIRST_BYTES) this.firstBytes = Buffer.concat([this.firstBytes, chunk.subarray(0, FIRST_BYTES)]);
       this.bytes += chunk.length;
       if (this.reader === null) this.start(chunk, false);
       else this.readRows(this.reader, chunk);
@@ -85,7 +95,9 @@ export class AdifRowsTransform extends Transform {
   override _flush(callback: TransformCallback): void {
     try {
       if (this.reader === null) this.start(Buffer.alloc(0), true);
-      this.reader!.end(this.processItem);
+      const reader = this.reader!;
+      reader.end(this.processItem);
+      if (!reader.recognized) throw new UnreadableInputError(this.firstBytes);
       this.handOnRows();
       this.progress();
       callback();

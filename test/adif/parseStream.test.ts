@@ -109,6 +109,7 @@ t.test('a reader that throws fails the stream instead of the process', async (t)
       throw new Error('reader broke');
     },
     end: () => undefined,
+    recognized: false,
   });
   await t.rejects(pipeline(Readable.from([Buffer.from('x')]), stream, new Writable({ objectMode: true, write: (_item, _encoding, callback) => callback() })), /reader broke/);
 });

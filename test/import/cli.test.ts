@@ -67,6 +67,38 @@ t.test('logbook import and export', async (t) => {
     t.same(rows, [{ call: 'OH3EOR', band: '20m' }, { call: 'OH4EOR', band: '40m' }]);
   });
 
+  t.test('import: an input with nothing readable fails with a short escaped message', async (t) => {
+    const own = await createOperator(db.pool, { callsign: 'DL3CLI' });
+    const binary = join(dir, 'random.bin');
+    let state = 12345;
+    writeFileSync(binary, Buffer.from(Array.from({ length: 200_000 }, () => (state = (state * 1103515245 + 12345) >>> 0) >>> 24)));
+    const empty = join(dir, 'empty.adi');
+    writeFileSync(empty, '');
+    const text = join(dir, 'notes.txt');
+    writeFileSync(text, 'just some notes\n');
+    for (const [file, message] of [
+      [binary, /^logbook import: nothing to import: the input is neither ADIF nor ADX \(it begins with ".*"\)\n$/],
+      ['/bin/ls', /^logbook import: nothing to import: the input is neither ADIF nor ADX \(it begins with "\\x7fELF.*"\)\n$/],
+      [empty, /^logbook import: nothing to import: the input is empty\n$/],
+      [text, /^logbook import: nothing to import: the input is neither ADIF nor ADX \(it begins with "just some notes\\n"\)\n$/],
+    ] as const) {
+      for (const extra of [[], ['--dry-run']]) {
+        const result = run(['import', file, '--station', String(own.stationId), ...extra]);
+        t.equal(result.status, 1, `${file} ${extra.join(' ')}`);
+        t.match(result.stderr, message);
+        t.ok(result.stderr.length < 200, `a short message (${result.stderr.length} characters)`);
+        t.notMatch(result.stderr.slice(0, -1), /[\x00-\x1f\x7f-\x9f\ufffd]/, 'no raw control or invalid bytes');
+        t.equal(result.stdout, '');
+      }
+    }
+    t.equal(await qsoCount(db.pool, own.stationId), 0);
+    const headerOnly = join(dir, 'header.adi');
+    writeFileSync(headerOnly, 'an empty log\n<ADIF_VER:5>3.1.6<EOH>\n');
+    const result = run(['import', headerOnly, '--station', String(own.stationId), '--json']);
+    t.equal(result.status, 0, 'a valid document with a header and no records is fine');
+    t.match(JSON.parse(result.stdout), { parsed: 0, imported: 0, failed: 0, messages: [] });
+  });
+
   t.test('export: to stdout or a file, since an id', async (t) => {
     const toStdout = run(['export', '--station', station]);
     t.equal(toStdout.status, 0, toStdout.stderr);

@@ -136,14 +136,18 @@ t.test('import pipeline', async (t) => {
     await t.rejects(importText(pool, '', { stationId: 999999, dryRun: true }), /does not exist/);
   });
 
-  t.test('ADX documents are sniffed and imported; an empty document imports nothing', async (t) => {
+  t.test('ADX documents are sniffed and imported; an empty or unreadable input fails, a document without records imports nothing', async (t) => {
     const op = await createOperator(pool);
     const header = { programId: 'test', programVersion: '1', createdAt: new Date(0), adifVersion: '3.1.6' };
     const adx = `\uFEFF  ${formatAdxHeader(header)}${formatAdxRecord(qso('DL9AA', '20240301', '1015', '20m', 'CW', [['APP_X_Y', 'z']]))}${formatAdxFooter()}`;
     t.match(await importText(pool, adx, { stationId: op.stationId }), { parsed: 1, imported: 1 });
     const { rows } = await pool.query('SELECT call, extra FROM qso WHERE station_id = $1', [op.stationId]);
     t.same(rows, [{ call: 'DL9AA', extra: { app_x_y: 'z' } }]);
-    t.match(await importText(pool, '', { stationId: op.stationId }), { parsed: 0, imported: 0, firstId: null });
+    await t.rejects(importText(pool, '', { stationId: op.stationId }), { name: 'UnreadableInputError', message: 'nothing to import: the input is empty' });
+    await t.rejects(importText(pool, '<?xml version="1.0"?><LOG></LOG>', { stationId: op.stationId }), { name: 'UnreadableInputError' });
+    await t.rejects(importText(pool, 'text<x>', { stationId: op.stationId, dryRun: true }), { name: 'UnreadableInputError' });
+    t.match(await importText(pool, '<ADX><HEADER></HEADER></ADX>', { stationId: op.stationId }), { parsed: 0, imported: 0, firstId: null });
+    t.match(await importText(pool, 'a log\n<EOH>\n', { stationId: op.stationId }), { parsed: 0, imported: 0, firstId: null });
     // The first bytes arrive one at a time: sniffing waits for enough of them.
     const bytes = Buffer.from(adifDocument([qso('DL9AB', '20240301', '1015', '20m', 'CW')]));
     const oneByOne = await importAdif(pool, Readable.from([...bytes].map((byte) => Buffer.from([byte]))), { stationId: op.stationId, frequencyUnit: 'MHz' });

@@ -255,10 +255,18 @@ t.test('POST /api/v2/qso', async (t) => {
       t.equal(res.status, 400, String(adif));
       t.equal(res.body.error.details.field, 'adif');
     }
-    for (const adif of ['', 'just a header <EOH>\n']) {
-      const res = await post({ import_type: 'adif', station_profile_id: op.stationId, adif });
-      t.equal(res.status, 400, JSON.stringify(adif));
-      t.same(res.body.error.details, { parsed: 0, messages: res.body.error.details.messages });
+    const headerOnly = await post({ import_type: 'adif', station_profile_id: op.stationId, adif: 'just a header <EOH>\n' });
+    t.equal(headerOnly.status, 400);
+    t.same(headerOnly.body.error.details, { parsed: 0, messages: [] });
+    const notAdif = ['', ' \n', 'plain text', '\u0000\u0001\u001b[2J\u007fELF\ufffd'.repeat(5000), `<ADX><RECORDS>${'<'.repeat(1000)}`.slice(5)];
+    for (const adif of notAdif) {
+      for (const dryrun of [false, true]) {
+        const res = await post({ import_type: 'adif', station_profile_id: op.stationId, dryrun, adif });
+        t.equal(res.status, 400, JSON.stringify(adif.slice(0, 20)));
+        t.match(res.body.error.message, adif === '' ? /^nothing to import: the input is empty$/ : /^nothing to import: the input is neither ADIF nor ADX \(it begins with ".{1,160}"\)$/);
+        t.notMatch(res.text, /[\x00-\x1f\x7f-\x9f\ufffd]/, 'no raw control characters in the answer');
+        t.same(res.body.error.details, { field: 'adif' });
+      }
     }
     const allBad = await post({ import_type: 'adif', station_profile_id: op.stationId, adif: record({ QSO_DATE: '20240508', TIME_ON: '1200', BAND: '20m', MODE: 'SSB' }) });
     t.equal(allBad.status, 400);

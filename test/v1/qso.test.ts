@@ -169,6 +169,23 @@ t.test('api/qso', async (t) => {
     t.match(await stored('G5EOR'), [{ rst_sent: '59' }]);
   });
 
+  t.test('a string with nothing readable as ADIF is 400 failed, quoted only as a short escaped excerpt', async (t) => {
+    const count = async () => (await db.query('SELECT count(*)::int AS n FROM qso WHERE station_id = $1', [op.stationId])).rows[0].n;
+    const before = await count();
+    let state = 7;
+    const binary = String.fromCharCode(...Array.from({ length: 100_000 }, () => (state = (state * 1103515245 + 12345) >>> 0) >>> 24));
+    for (const string of [binary.slice(0, 1000), binary, ' \r\n', 'hello']) {
+      for (const path of ['/api/qso', '/api/qso/1']) {
+        const res = await post(server, path, { key, station_profile_id: op.stationId, type: 'adif', string });
+        t.equal(res.status, 400, `${string.length} characters to ${path}`);
+        t.equal(res.body.status, 'failed');
+        t.match(res.body.reason, /^nothing to import: the input is neither ADIF nor ADX \(it begins with ".{1,160}"\)$/);
+        t.notMatch(res.text, /[\x00-\x1f\x7f-\x9f\ufffd]/);
+      }
+    }
+    t.equal(await count(), before, 'nothing stored');
+  });
+
   t.test('error answers', async (t) => {
     const wrongJson = await post(server, '/api/qso', '{"key":"x","string":"<call:3>ABC\n<eor>"}');
     t.equal(wrongJson.status, 200);

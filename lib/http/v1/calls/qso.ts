@@ -8,6 +8,7 @@ import { foreignStationIds } from '../../../accounts/stations.js';
 import { importAdif } from '../../../import/pipeline.js';
 import { DIRECT_MAX_CHARS, importSmallAdif } from '../../../import/direct.js';
 import type { ImportSummary } from '../../../import/types.js';
+import { UnreadableInputError } from '../../../import/errors.js';
 import { OFFICER_LEVEL } from '../../v2/principal.js';
 import { publishQsoEvent } from '../../../qso/events.js';
 
@@ -70,10 +71,17 @@ export const qsoCall: V1Call = {
       operator: forcedOperator(key),
       defaultOperator: defaultOperator(key),
     } as const;
-    // A logger's few QSOs go straight in (no import lock, no duplicate index of the whole location).
-    const summary = !dryRun && body.string.length <= DIRECT_MAX_CHARS
-      ? await importSmallAdif(services.db, body.string, options)
-      : await importAdif(services.db, Readable.from([body.string]), { ...options, dryRun, rowsPerBatch: services.config.import_batch_rows });
+    let summary: ImportSummary;
+    try {
+      // A logger's few QSOs go straight in (no import lock, no duplicate index of the whole location).
+      summary = !dryRun && body.string.length <= DIRECT_MAX_CHARS
+        ? await importSmallAdif(services.db, body.string, options)
+        : await importAdif(services.db, Readable.from([body.string]), { ...options, dryRun, rowsPerBatch: services.config.import_batch_rows });
+    } catch (error) {
+      // Nothing in the string was ADIF: the caller's mistake, in the v1 failure shape.
+      if (error instanceof UnreadableInputError) throw failed(400, error.message);
+      throw error;
+    }
     // A dry run's `imported` counts what would be stored; the original answers 0 and nothing happened.
     const stored = dryRun ? 0 : summary.imported;
     if (stored > 0) publishQsoEvent(services, key.userId, { type: 'qso_imported', station_id: stationId, imported: summary.imported });
