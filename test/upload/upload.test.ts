@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { request as httpRequest } from 'node:http';
 import t from 'tap';
@@ -65,7 +66,21 @@ t.test('POST /api/v2/qso with a file: raw, form, gzip; limits and errors', async
     t.ok(image.body.error.details.accepted.includes('multipart/form-data'));
     const empty = await upload(`?station_profile_id=${op.stationId}`, 'no records here', { 'content-type': 'text/plain' });
     t.equal(empty.status, 400);
-    t.equal(empty.body.error.message, 'No QSO records found');
+    t.equal(empty.body.error.message, 'nothing to import: the input is neither ADIF nor ADX (it begins with "no records here")');
+  });
+
+  t.test('a file with nothing readable as ADIF or ADX is 400, quoted as a short escaped excerpt', async (t) => {
+    const before = await count();
+    const binary = readFileSync('/bin/ls').subarray(0, 30_000);
+    const raw = await upload(`?station_profile_id=${op.stationId}`, binary, { 'content-type': 'application/octet-stream' });
+    const form = formBody([['station_profile_id', String(op.stationId)]], { filename: 'ls', content: binary });
+    const viaForm = await upload('', form.body, { 'content-type': form.contentType });
+    for (const res of [raw, viaForm]) {
+      t.equal(res.status, 400, res.text);
+      t.match(res.body.error.message, /^nothing to import: the input is neither ADIF nor ADX \(it begins with "\\x7fELF\\x02.*"\)$/);
+      t.notMatch(res.text, /[\x00-\x1f\x7f-\x9f\ufffd]/);
+    }
+    t.equal(await count(), before);
   });
 
   t.test('multipart/form-data as a browser form sends it', async (t) => {

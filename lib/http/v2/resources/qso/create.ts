@@ -10,14 +10,13 @@ import { isKnownField } from '../../../../adif/fields.js';
 import { importAdif, importRecords } from '../../../../import/pipeline.js';
 import { insertOneQso } from '../../../../import/insertOne.js';
 import type { ImportSummary, RawRecord } from '../../../../import/types.js';
-import { UnreadableInputError } from '../../../../import/errors.js';
 import { findVisibleQso } from '../../../../qso/repository.js';
 import { qsoScope } from '../../../../qso/scope.js';
 import { presentQso } from '../../../../qso/present.js';
 import { readCreateBody, type AdifText } from './createBody.js';
 import { publishQsoEvent } from '../../../../qso/events.js';
 import { ownedStation } from './scope.js';
-import { announceImport, importAnswer, importOptions, parseDryRun } from './importAnswer.js';
+import { announceImport, importAnswer, importOptions, parseDryRun, readableSummary } from './importAnswer.js';
 import { documentUpload, formUpload } from './upload.js';
 
 /**
@@ -146,19 +145,14 @@ async function adifImport(request: RequestContext, members: Record<string, unkno
   rejectStrayMembers(members, ['adif']);
   if (text.kind === 'absent') throw validationError('import_type=adif requires a non-empty "adif" string', { field: 'adif' });
   let summary: ImportSummary;
-  try {
-    if (streamed) summary = await finishStreamed(streamed, dryRun);
-    else if (text.kind === 'spooled') {
-      try {
-        summary = await importAdif(request.services.db, text.open(), importOptions(request, stationId, dryRun, 'MHz'));
-      } finally {
-        await text.discard();
-      }
-    } else throw new Error('ADIF text was streamed without an import');
-  } catch (error) {
-    if (error instanceof UnreadableInputError) throw validationError(error.message, { field: 'adif' });
-    throw error;
-  }
+  if (streamed) summary = await readableSummary(finishStreamed(streamed, dryRun), 'adif');
+  else if (text.kind === 'spooled') {
+    try {
+      summary = await readableSummary(importAdif(request.services.db, text.open(), importOptions(request, stationId, dryRun, 'MHz')), 'adif');
+    } finally {
+      await text.discard();
+    }
+  } else throw new Error('ADIF text was streamed without an import');
   const answer = importAnswer(summary, dryRun, 'adif');
   announceImport(request, stationId, summary, dryRun);
   return answer;

@@ -3,6 +3,7 @@ import { asBoolean } from '../../../bodyValues.js';
 import { restrictedOperator } from '../../principal.js';
 import type { HandlerResult, RequestContext } from '../../resource.js';
 import type { ImportOptions, ImportSummary } from '../../../../import/types.js';
+import { UnreadableInputError } from '../../../../import/errors.js';
 import { publishQsoEvent } from '../../../../qso/events.js';
 
 /** What every import path of POST /qso shares: its options, its answer, its live event. */
@@ -12,6 +13,16 @@ export function parseDryRun(value: unknown): boolean {
   const flag = asBoolean(value);
   if (flag === undefined) throw validationError('Field "dryrun" must be true or false', { field: 'dryrun' });
   return flag;
+}
+
+/** An import's summary; an input with nothing readable as ADIF or ADX is the client's mistake: 400. */
+export async function readableSummary(run: Promise<ImportSummary>, field?: string): Promise<ImportSummary> {
+  try {
+    return await run;
+  } catch (error) {
+    if (error instanceof UnreadableInputError) throw validationError(error.message, field === undefined ? {} : { field });
+    throw error;
+  }
 }
 
 /**

@@ -5,7 +5,7 @@ import { readMultipart } from '../../../upload/multipart.js';
 import type { HandlerResult, RequestContext } from '../../resource.js';
 import { importAdif } from '../../../../import/pipeline.js';
 import { ownedStation } from './scope.js';
-import { announceImport, importAnswer, importOptions, parseDryRun } from './importAnswer.js';
+import { announceImport, importAnswer, importOptions, parseDryRun, readableSummary } from './importAnswer.js';
 
 /**
  * POST /qso with a file: an ADIF or ADX document sent as the body itself (settings in the
@@ -34,7 +34,7 @@ async function uploadSettings(request: RequestContext, values: Readonly<Record<s
 /** Imports the document and answers with the summary. */
 async function importDocument(request: RequestContext, settings: UploadSettings, document: Readable): Promise<HandlerResult> {
   const { stationId, dryRun } = settings;
-  const summary = await importAdif(request.services.db, document, importOptions(request, stationId, dryRun, 'MHz'));
+  const summary = await readableSummary(importAdif(request.services.db, document, importOptions(request, stationId, dryRun, 'MHz')));
   const answer = importAnswer(summary, dryRun, 'upload');
   announceImport(request, stationId, summary, dryRun);
   return answer;
