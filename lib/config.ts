@@ -33,6 +33,8 @@ export interface Config {
   max_bulk_qsos: number;
   /** Rows an import moves into `qso` per statement (ImportOptions.rowsPerBatch; absent: the pipeline's default). */
   import_batch_rows?: number;
+  /** Days the change feed keeps deletions; an older cursor answers 410 cursor_expired. */
+  change_retention_days: number;
   metrics: { enabled: boolean; path: string };
   /** Take the client address from X-Forwarded-For (behind a reverse proxy). */
   trust_proxy: boolean;
@@ -79,6 +81,7 @@ const configSchema: JSONSchemaType<ConfigFile> = {
     max_json_body_bytes: { type: 'integer', minimum: 1024, nullable: true },
     max_bulk_qsos: { type: 'integer', minimum: 1, maximum: 1_000_000, nullable: true },
     import_batch_rows: { type: 'integer', minimum: 1, maximum: 1_000_000, nullable: true },
+    change_retention_days: { type: 'integer', minimum: 1, maximum: 36_500, nullable: true },
     metrics: {
       type: 'object',
       nullable: true,
@@ -128,6 +131,7 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env, context: Con
     max_body_bytes: 256 * 1024 * 1024,
     max_json_body_bytes: 16 * 1024 * 1024,
     max_bulk_qsos: 10_000,
+    change_retention_days: 90,
     metrics: { enabled: true, path: '/metrics' },
     trust_proxy: false,
   };

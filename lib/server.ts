@@ -10,6 +10,7 @@ import { PostgresRateLimitStore } from './ratelimit/postgresStore.js';
 import { RedisRateLimitStore } from './ratelimit/redisStore.js';
 import type { RateLimitStore } from './ratelimit/types.js';
 import type { EventPublisher, Services } from './services.js';
+import { scheduleChangePruning } from './qso/changeRetention.js';
 import { appVersion } from './version.js';
 import { createApp } from './http/app.js';
 import { createPublisher } from './live/publisher.js';
@@ -80,6 +81,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     server.once('error', reject);
   });
   const port = (server.address() as AddressInfo).port;
+  const stopPruning = scheduleChangePruning(services.db, services.config.change_retention_days, (error) => {
+    services.logger.warn('change feed retention failed', { error: error.message });
+  });
   let closing: Promise<void> | undefined;
   return {
     server,
@@ -92,6 +96,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
           server.close(() => resolve());
           server.closeIdleConnections();
         });
+        await stopPruning();
         await services.rateLimiter.close();
         await services.events.close();
       })();

@@ -81,7 +81,7 @@ async function requireStation(db: pg.Pool, stationId: number): Promise<void> {
 async function exportToFile(db: pg.Pool, stationId: number, sinceId: number | undefined, path: string) {
   const out: Writable = createWriteStream(path);
   try {
-    const outcome = await exportAdifStream(db, { stationIds: [stationId], sinceId }, out);
+    const outcome = await exportAdifStream(db, { stationIds: [stationId], sinceId, commitSafe: sinceId !== undefined }, out);
     out.end();
     await finished(out);
     return outcome;
@@ -108,7 +108,7 @@ export const exportCommand: Command = {
       return;
     }
     // stdout carries the document, so the summary goes to stderr.
-    const { exported, lastFetchedId } = await exportAdifStream(db.pool, { stationIds: [stationId], sinceId }, process.stdout);
+    const { exported, lastFetchedId } = await exportAdifStream(db.pool, { stationIds: [stationId], sinceId, commitSafe: sinceId !== undefined }, process.stdout);
     const summary = { exported, last_fetched_id: lastFetchedId };
     process.stderr.write(`${values.json ? JSON.stringify(summary) : `exported ${exported} QSOs (last id ${lastFetchedId ?? 'none'})`}\n`);
   },

@@ -7,6 +7,7 @@ import { SqlParams } from '../db/sqlParams.js';
 import type { ConfirmationType } from '../qso/confirmationTypes.js';
 import { bandCondition, confirmedCondition } from '../qso/filters.js';
 import { scopeConditions } from '../qso/scope.js';
+import { sinceIdBound } from '../qso/changeBounds.js';
 import { appVersion } from '../version.js';
 import { EXPORT_SELECT_LIST, ExportRecordFormatter } from './adifRecord.js';
 import { writeWithBackPressure } from './backPressure.js';
@@ -33,6 +34,13 @@ export interface ExportFilter {
   operator?: string | null;
   /** Only QSOs with a greater id. */
   sinceId?: number;
+  /**
+   * For clients that page on by the last id they got (since_id, fetchfromid): stop below the
+   * lowest id a running writer of these locations may still commit (docs/change-feed.md).
+   */
+  commitSafe?: boolean;
+  /** Only QSOs with a smaller id (set from commitSafe). */
+  idBelow?: number;
   /** A band, or 'SAT' for satellite QSOs. */
   band?: string | null;
   /** Only QSOs confirmed by one of these types. */
@@ -47,6 +55,7 @@ function exportQuery(filter: ExportFilter): { text: string; values: unknown[] } 
   // One location (the usual case): an equality lets the planner walk qso_station_id in id order.
   if (filter.stationIds.length === 1) conditions.push(`q.station_id = ${params.add(filter.stationIds[0])}::int`);
   if (filter.sinceId) conditions.push(`q.id > ${params.add(filter.sinceId)}::bigint`);
+  if (filter.idBelow !== undefined) conditions.push(`q.id < ${params.add(filter.idBelow)}::bigint`);
   const band = filter.band ? bandCondition(filter.band, params) : null;
   if (band !== null) conditions.push(band);
   if (filter.qslTypes && filter.qslTypes.length > 0) conditions.push(confirmedCondition(filter.qslTypes));
@@ -86,6 +95,8 @@ const NEWLINE = 0x0a;
 
 /** Formatted records, a batch per piece of COPY output. */
 async function* recordBatches(db: pg.Pool, filter: ExportFilter): AsyncGenerator<RecordBatch> {
+  // The cut comes first, outside the export's transaction: its snapshot must be taken after it.
+  if (filter.commitSafe) filter = { ...filter, idBelow: await sinceIdBound(db, filter.stationIds) };
   const client = await db.connect();
   // A connection lost mid-export fails the COPY; without a listener the client's own 'error'
   // event would also crash the process.

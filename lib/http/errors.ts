@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
+  | 'cursor_expired'
   | 'payload_too_large'
   | 'rate_limited'
   | 'internal_error';

@@ -92,6 +92,9 @@ export function openApiDocument(resources: ResourceDefinition[], version: string
     if (resource.remove) item.delete = operationObject(resource, 'delete', resource.remove, true);
     if (Object.keys(collection).length) paths[`/api/v2/${resource.name}`] = collection;
     if (Object.keys(item).length) paths[`/api/v2/${resource.name}/{id}`] = item;
+    for (const [name, view] of Object.entries(resource.views ?? {})) {
+      paths[`/api/v2/${resource.name}/${name}`] = { get: operationObject(resource, 'get', view, false) };
+    }
   }
   return {
     openapi: '3.1.0',

@@ -96,7 +96,8 @@ export function v2Dispatcher(resources: ResourceDefinition[], services: Services
     const resource = byName.get(name);
     if (!resource) throw notFound(`Unknown resource "${name}"`);
     ctx.state.resource = resource.name;
-    const verbs = supportedVerbs(resource);
+    const view = id !== null && Object.hasOwn(resource.views ?? {}, id) ? resource.views![id]! : null;
+    const verbs: Verb[] = view ? ['GET'] : supportedVerbs(resource);
     if (!verbs.includes(method as Verb)) throw methodNotAllowed(verbs, method);
     const verb = method as Verb;
 
@@ -111,8 +112,8 @@ export function v2Dispatcher(resources: ResourceDefinition[], services: Services
       }
     }
 
-    if (id !== null && !/^[1-9]\d{0,17}$/.test(id)) throw notFound('Unknown resource item');
-    const operation = operationFor(resource, verb, id, verbs);
+    if (id !== null && view === null && !/^[1-9]\d{0,17}$/.test(id)) throw notFound('Unknown resource item');
+    const operation = view ?? operationFor(resource, verb, id, verbs);
     const query = singleValuedQuery(ctx);
     if (operation.query) validateAgainst(operation.query, query, 'query');
     const body = verb === 'POST' || verb === 'PATCH' ? await readBody(ctx, operation, services) : {};

@@ -69,6 +69,8 @@ export interface ResourceDefinition {
   create?: Operation;
   update?: Operation;
   remove?: Operation;
+  /** Read-only sub-collections by name (`GET /<resource>/<view>`, e.g. qso/changes), under the list's scope. */
+  views?: Record<string, Operation>;
 }
 
 export function supportedVerbs(resource: ResourceDefinition): Verb[] {

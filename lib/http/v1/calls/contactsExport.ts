@@ -91,7 +91,7 @@ async function exportRequest(request: V1Request, key: KeyHolder): Promise<Export
   }
   // Club members below officer level read only the QSOs they logged, as through v2.
   const operator = key.club && key.club.level < OFFICER_LEVEL ? key.club.callsign : null;
-  return { filter: { stationIds, operator, sinceId: Math.max(0, fetchFromId), band, qslTypes, limit }, fetchFromId, jsonFields };
+  return { filter: { stationIds, operator, sinceId: Math.max(0, fetchFromId), commitSafe: true, band, qslTypes, limit }, fetchFromId, jsonFields };
 }
 
 /** The export iterator as a whole again, its first record already read. */

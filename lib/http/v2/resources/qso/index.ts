@@ -4,6 +4,7 @@ import { listQsos } from './list.js';
 import { removeQso } from './remove.js';
 import { showQso } from './show.js';
 import { updateQso } from './update.js';
+import { changeListSchema, changesQuerySchema, listChanges } from './changes.js';
 import {
   adifExportSchema, createBodySchema, importSummarySchema, listQuerySchema, qsoSchema, updateBodySchema, uploadBodies, uploadQuerySchema,
 } from './schemas.js';
@@ -31,4 +32,12 @@ export const qsoResource: ResourceDefinition = {
   },
   update: { summary: 'Change some fields of a QSO', body: updateBodySchema, response: qsoSchema, handler: updateQso },
   remove: { summary: 'Delete a QSO with its QSL images, OQRS requests and contest links', handler: removeQso },
+  views: {
+    changes: {
+      summary: 'The change feed: every QSO created, changed or deleted after `cursor`, in commit-safe order (docs/change-feed.md)',
+      query: changesQuerySchema,
+      response: changeListSchema,
+      handler: listChanges,
+    },
+  },
 };

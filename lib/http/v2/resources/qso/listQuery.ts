@@ -9,6 +9,7 @@ import { CONFIRMATION_KEYS } from '../../../../qso/confirmationTypes.js';
 import { bandCondition, confirmedCondition, dateRangeConditions, modeCondition } from '../../../../qso/filters.js';
 import { qsoScope, scopeConditions, type QsoScope } from '../../../../qso/scope.js';
 import { qsoSelectList } from '../../../../qso/present.js';
+import { sinceIdBound } from '../../../../qso/changeBounds.js';
 
 /**
  * GET /qso parameters and the SQL they become. Every query is written so that PostgreSQL can
@@ -35,6 +36,11 @@ export interface ListQuery {
   /** `limit`: the newest N QSOs, whatever the format. */
   newest: boolean;
   sinceId: number;
+  /**
+   * Pages a client follows by id (since_id, and every ADIF page with its lastfetchedid) stop below
+   * the lowest id a running writer may still commit; null for the other lists.
+   */
+  idBelow: number | null;
   scope: QsoScope;
   /** Filter conditions on alias q (scope excluded), their values added to `params`. */
   filters(params: SqlParams): string[];
@@ -69,6 +75,8 @@ export async function parseListQuery({ query, services, principal }: RequestCont
   const band = present(query.band) ? query.band : null;
   const mode = present(query.mode) && query.mode.trim() !== '' ? query.mode : null;
   const stationIds = await parseStationIds(services.db, principal, query);
+  // Computed before the page's snapshot is taken, as the cut requires.
+  const idBelow = (sinceId > 0 || format === 'adif') && stationIds.length > 0 ? await sinceIdBound(services.db, stationIds) : null;
 
   const pagination = limit === null
     ? parsePagination(query, DEFAULT_PER_PAGE[format], MAX_PER_PAGE)
@@ -79,6 +87,7 @@ export async function parseListQuery({ query, services, principal }: RequestCont
     pagination,
     newest: limit !== null,
     sinceId,
+    idBelow,
     scope: qsoScope(principal, stationIds),
     filters(params) {
       const conditions: string[] = [];
@@ -88,6 +97,7 @@ export async function parseListQuery({ query, services, principal }: RequestCont
       if (mode !== null) conditions.push(modeCondition(mode, params));
       if (qslTypes !== null) conditions.push(confirmedCondition(qslTypes));
       if (sinceId > 0) conditions.push(`q.id > ${params.add(sinceId)}`);
+      if (idBelow !== null) conditions.push(`q.id < ${params.add(idBelow)}`);
       conditions.push(...dateRangeConditions(since, until, params));
       return conditions;
     },

@@ -1,0 +1,141 @@
+import { once } from 'node:events';
+import { pipeline, Readable, Transform, type TransformCallback } from 'node:stream';
+import QueryStream from 'pg-query-stream';
+import { ApiError, validationError } from '../../../errors.js';
+import { parseStationIds, present } from '../../params.js';
+import type { Handler, JsonSchema } from '../../resource.js';
+import { qsoSchema } from './schemas.js';
+import { restrictedOperator } from '../../principal.js';
+import { decodeCursor, encodeCursor, type ChangeCursor } from '../../../../qso/changeCursor.js';
+import {
+  changeHorizon, changeOf, changePageSql, checkCursorAge, CursorExpiredError, nextPosition, pageBounds,
+  type ChangeRequest, type ChangeRow,
+} from '../../../../qso/changeFeed.js';
+import type { ChangeBounds } from '../../../../qso/changeBounds.js';
+import { jsonListEnvelope } from './jsonListStream.js';
+
+export const DEFAULT_PER_PAGE = 1000;
+export const MAX_PER_PAGE = 5000;
+const CURSOR_BATCH = 500;
+
+function parsePerPage(query: Record<string, string>): number {
+  if (!present(query.per_page)) return DEFAULT_PER_PAGE;
+  if (!/^\d{1,6}$/.test(query.per_page) || Number(query.per_page) < 1 || Number(query.per_page) > MAX_PER_PAGE) {
+    throw validationError(`per_page must be an integer from 1 to ${MAX_PER_PAGE}`, { field: 'per_page' });
+  }
+  return Number(query.per_page);
+}
+
+function parseCursor(query: Record<string, string>): ChangeCursor | null {
+  if (query.cursor === undefined) return null;
+  const cursor = decodeCursor(query.cursor);
+  if (cursor === null) throw validationError('cursor is not a cursor this feed gave out; start without one for a full copy', { field: 'cursor' });
+  return cursor;
+}
+
+/**
+ * Rows of the page in, changes out: the extra row only says there is more, a QSO deleted twice
+ * in the page (moved away, then deleted) is told once, and the last row read sets the cursor.
+ */
+class PageChanges extends Transform {
+  last: ChangeRow | null = null;
+  hasMore = false;
+  private count = 0;
+  private readonly deleted = new Set<number>();
+
+  constructor(private readonly perPage: number) {
+    super({ objectMode: true });
+  }
+
+  override _transform(row: ChangeRow, _encoding: BufferEncoding, callback: TransformCallback): void {
+    if (this.count === this.perPage) {
+      this.hasMore = true;
+      callback();
+      return;
+    }
+    this.count++;
+    this.last = row;
+    const change = changeOf(row);
+    if (change.change === 'delete') {
+      if (this.deleted.has(change.id)) return callback();
+      this.deleted.add(change.id);
+    }
+    callback(null, change);
+  }
+}
+
+/**
+ * GET /qso/changes: the log's changes after `cursor` (docs/change-feed.md). The cut and the
+ * retention horizon are read first, each on its own; the page is then one statement streamed
+ * from a cursor into the response.
+ */
+export const listChanges: Handler = async (request) => {
+  const { ctx, query, services, principal } = request;
+  const perPage = parsePerPage(query);
+  const cursor = parseCursor(query);
+  const stationIds = await parseStationIds(services.db, principal, query);
+  const horizon = await changeHorizon(services.db);
+  const now = Math.floor(Date.now() / 1000);
+  if (cursor !== null) {
+    try {
+      checkCursorAge(cursor, horizon, services.config.change_retention_days, now);
+    } catch (error) {
+      if (!(error instanceof CursorExpiredError)) throw error;
+      throw new ApiError(410, 'cursor_expired', `${error.message}: start again without a cursor for a full copy`);
+    }
+  }
+  const change: ChangeRequest = {
+    scope: { stationIds, operator: restrictedOperator(principal) },
+    ownerId: principal.userId,
+    filtered: present(query.station_id),
+    cursor,
+    perPage,
+  };
+  const bounds: ChangeBounds = stationIds.length > 0 ? await pageBounds(services.db, change) : { xidBound: cursor?.txid ?? '0', idBound: 0 };
+  const changes = new PageChanges(perPage);
+  const meta = () => {
+    const position = nextPosition(changes.last, changes.hasMore, bounds, cursor);
+    return { ...request.meta, cursor: encodeCursor({ ...position, horizon: Number(horizon), issuedAt: now }), has_more: changes.hasMore };
+  };
+  const body = jsonListEnvelope((item) => item, () => meta());
+  const client = await services.db.connect();
+  try {
+    const page = changePageSql(change, bounds);
+    const rows = stationIds.length > 0
+      ? client.query(new QueryStream(page.text, page.values, { batchSize: CURSOR_BATCH }))
+      : Readable.from([]);
+    await once(rows, 'readable');
+    pipeline(rows, changes, body, (error) => client.release(error ?? undefined));
+  } catch (error) {
+    client.release(error as Error);
+    throw error;
+  }
+  ctx.status = 200;
+  ctx.type = 'application/json';
+  ctx.body = body;
+  return undefined;
+};
+
+export const changesQuerySchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    cursor: { type: 'string', description: 'meta.cursor of the previous answer; absent: from the start of the log (a full copy)' },
+    per_page: { type: 'string', description: `Changes per page: default ${DEFAULT_PER_PAGE}, at most ${MAX_PER_PAGE}` },
+    station_id: { type: 'string', description: 'Comma-separated station location ids (default: all owned); a foreign id is 403 forbidden' },
+  },
+};
+
+export const changeListSchema: JsonSchema = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['change', 'id', 'station_id', 'qso'],
+    properties: {
+      change: { enum: ['upsert', 'delete'] },
+      id: { type: 'integer' },
+      station_id: { type: 'integer', description: 'Where the QSO is now (upsert) or was (delete)' },
+      qso: { oneOf: [qsoSchema, { type: 'null' }], description: 'As GET /qso/{id} answers it; null for a delete' },
+    },
+  },
+  description: 'meta.cursor: pass it back as cursor; meta.has_more: false once the client is up to date (poll again later). 410 cursor_expired: start over.',
+};

@@ -1,0 +1,106 @@
+import type pg from 'pg';
+import { SqlParams } from '../db/sqlParams.js';
+import { changeBounds, type ChangeBounds } from './changeBounds.js';
+import { START, type ChangeCursor } from './changeCursor.js';
+import { presentQso, qsoSelectList, type QsoObject, type QsoRow } from './present.js';
+import type { QsoScope } from './scope.js';
+
+/**
+ * The change feed of a log (docs/change-feed.md): every QSO created, changed or deleted, in the
+ * order of the transactions that did it, cut below any transaction of the log's owner that is
+ * still running. A page is one statement, so one snapshot, taken after the cut was computed.
+ */
+
+export interface ChangeRequest {
+  /** The locations read (the owner's, or the station_id filter) and the operator restriction. */
+  scope: QsoScope;
+  /** Whose tombstones: those of deleted locations too when the client reads the whole log. */
+  ownerId: number;
+  /** A station_id filter was given: tombstones of those locations only. */
+  filtered: boolean;
+  cursor: ChangeCursor | null;
+  perPage: number;
+}
+
+export interface Change {
+  change: 'upsert' | 'delete';
+  id: number;
+  station_id: number;
+  qso: QsoObject | null;
+}
+
+/** A row of a page: where it stands in the feed, and the QSO (columns null for a deletion). */
+export type ChangeRow = QsoRow & { change_kind: 0 | 1; change_txid: string; change_id: string | number; change_station_id: number };
+
+export class CursorExpiredError extends Error {}
+
+/** How far retention has removed tombstones (a transaction id, 0 when never). */
+export async function changeHorizon(db: Pick<pg.Pool, 'query'>): Promise<bigint> {
+  const { rows } = await db.query<{ pruned_through: string }>('SELECT pruned_through::text FROM qso_change_horizon');
+  return BigInt(rows[0]?.pruned_through ?? '0');
+}
+
+/**
+ * Refuses a cursor that may have missed deletions: older than the retention, or behind
+ * tombstones that retention removed since it was issued.
+ */
+export function checkCursorAge(cursor: ChangeCursor, horizon: bigint, retentionDays: number, nowSeconds: number): void {
+  if (cursor.issuedAt < nowSeconds - retentionDays * 86_400) {
+    throw new CursorExpiredError(`the cursor is older than the ${retentionDays} days deletions are kept`);
+  }
+  if (horizon > BigInt(cursor.horizon) && BigInt(cursor.txid) <= horizon) {
+    throw new CursorExpiredError('deletions after this cursor are no longer kept');
+  }
+}
+
+/** The page's statement: perPage + 1 rows, the last only telling that there is more. */
+export function changePageSql(request: ChangeRequest, bounds: ChangeBounds): { text: string; values: unknown[] } {
+  const params = new SqlParams();
+  const at = request.cursor ?? START;
+  const txid = params.add(at.txid);
+  const id = params.add(at.id);
+  const below = params.add(bounds.xidBound);
+  const limit = params.add(request.perPage + 1);
+  const stations = params.add(request.scope.stationIds);
+  const operator = request.scope.operator === null ? null : params.add(request.scope.operator);
+  const byOperator = (alias: string) => (operator === null ? '' : ` AND ${alias}.operator = ${operator}`);
+  // A deletion sorts before the row of the same QSO in the same transaction (moved elsewhere
+  // and back): after a cursor on a deletion, that row is still to come.
+  const rowAfter = at.kind === 0 ? '>=' : '>';
+  const upserts = `SELECT 1 AS kind, c.txid, c.id, c.station_id FROM unnest(${stations}::int[]) s(id)
+    CROSS JOIN LATERAL (SELECT q.txid, q.id, q.station_id FROM qso q
+      WHERE q.station_id = s.id${byOperator('q')} AND q.txid < ${below}::xid8 AND (q.txid, q.id) ${rowAfter} (${txid}::xid8, ${id}::bigint)
+      ORDER BY q.txid, q.id LIMIT ${limit}) c`;
+  // A tombstone of a QSO that is (again) in the scope is no deletion for this client: its row
+  // comes at or after the tombstone's place.
+  const deletes = `SELECT 0 AS kind, d.txid, d.qso_id AS id, d.station_id FROM qso_deletions d
+    WHERE d.user_id = ${params.add(request.ownerId)}${request.filtered ? ` AND d.station_id = ANY(${stations}::int[])` : ''}${byOperator('d')}
+      AND d.txid < ${below}::xid8 AND (d.txid, d.qso_id) > (${txid}::xid8, ${id}::bigint)
+      AND NOT EXISTS (SELECT 1 FROM qso q WHERE q.id = d.qso_id AND q.station_id = ANY(${stations}::int[])${byOperator('q')})
+    ORDER BY d.txid, d.qso_id LIMIT ${limit}`;
+  return {
+    text: `SELECT c.kind AS change_kind, c.txid::text AS change_txid, c.id AS change_id, c.station_id AS change_station_id, ${qsoSelectList('q')}
+             FROM ((${upserts}) UNION ALL (${deletes})) c LEFT JOIN qso q ON c.kind = 1 AND q.id = c.id
+            ORDER BY c.txid, c.id, c.kind LIMIT ${limit}`,
+    values: params.values,
+  };
+}
+
+/** The cut for a page: computed before the page's statement takes its snapshot. */
+export function pageBounds(db: Pick<pg.Pool, 'query'>, request: ChangeRequest): Promise<ChangeBounds> {
+  return changeBounds(db, request.scope.stationIds);
+}
+
+export function changeOf(row: ChangeRow): Change {
+  const upsert = row.change_kind === 1;
+  return { change: upsert ? 'upsert' : 'delete', id: Number(row.change_id), station_id: row.change_station_id, qso: upsert ? presentQso(row) : null };
+}
+
+/** Where the client stands after a page: its last change, or, when nothing more is there, the cut itself. */
+export function nextPosition(last: ChangeRow | null, hasMore: boolean, bounds: ChangeBounds, previous: ChangeCursor | null): Pick<ChangeCursor, 'txid' | 'id' | 'kind'> {
+  // The cut never moves back for a log (its writers below it have ended), but a cursor is
+  // never moved back whatever happens.
+  if (!hasMore && (previous === null || BigInt(previous.txid) < BigInt(bounds.xidBound))) return { txid: bounds.xidBound, id: 0, kind: 0 };
+  if (last !== null) return { txid: last.change_txid, id: Number(last.change_id), kind: last.change_kind };
+  return previous ?? START;
+}
