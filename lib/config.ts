@@ -38,6 +38,8 @@ export interface Config {
   metrics: { enabled: boolean; path: string };
   /** Take the client address from X-Forwarded-For (behind a reverse proxy). */
   trust_proxy: boolean;
+  /** PostgreSQL statement_timeout of the API's connections, in ms (0: none); exports and imports are exempt. */
+  statement_timeout_ms: number;
 }
 
 type ConfigFile = Partial<Config>;
@@ -93,6 +95,7 @@ const configSchema: JSONSchemaType<ConfigFile> = {
       },
     },
     trust_proxy: { type: 'boolean', nullable: true },
+    statement_timeout_ms: { type: 'integer', minimum: 0, maximum: 86_400_000, nullable: true },
   },
 } as unknown as JSONSchemaType<ConfigFile>;
 
@@ -134,6 +137,7 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env, context: Con
     change_retention_days: 90,
     metrics: { enabled: true, path: '/metrics' },
     trust_proxy: false,
+    statement_timeout_ms: 30_000,
   };
 }
 

@@ -48,6 +48,7 @@ export interface ServiceOptions {
 export function createServices(options: ServiceOptions): Services {
   return {
     db: options.db.pool,
+    bulkDb: options.db.bulkPool,
     config: options.config,
     logger: options.logger,
     metrics: new Metrics(),

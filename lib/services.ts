@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { ScopedPool } from './db/queryScope.js';
 import type { LiveHealth } from './live/publisher.js';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
@@ -17,7 +17,9 @@ export interface EventPublisher {
 
 /** What request handlers may use: passed down explicitly, never imported as globals. */
 export interface Services {
-  db: pg.Pool;
+  db: ScopedPool;
+  /** Lists, exports and imports (Database.bulkPool): heavy work queues here, not in `db`. */
+  bulkDb: ScopedPool;
   config: Config;
   logger: Logger;
   metrics: Metrics;

@@ -1,5 +1,7 @@
 import type { ParseArgsConfig } from 'node:util';
-import type { Database } from '../db/database.js';
+import type { Database, OpenOptions } from '../db/database.js';
+
+export type DatabaseOptions = Pick<OpenOptions, 'statementTimeoutMs'>;
 import type { Logger } from '../log.js';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
@@ -10,8 +12,8 @@ export interface CommandContext {
   values: OptionValues;
   positionals: string[];
   logger: Logger;
-  /** Opens the database (DATABASE_URL or the embedded one) once, migrated. */
-  database(): Promise<Database>;
+  /** Opens the database (DATABASE_URL or the embedded one) once, migrated; options count on the first call. */
+  database(options?: DatabaseOptions): Promise<Database>;
   /** Prints the command's result: one JSON object with --json, else the human line. */
   result(json: Record<string, unknown>, human: string): void;
 }

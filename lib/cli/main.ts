@@ -50,8 +50,8 @@ export async function main(argv: string[]): Promise<number> {
       values: values as OptionValues,
       positionals,
       logger,
-      async database() {
-        db ??= await openDatabase({ logger: command.name === 'serve' ? logger : createLogger({}, true) });
+      async database(options) {
+        db ??= await openDatabase({ ...options, logger: command.name === 'serve' ? logger : createLogger({}, true) });
         return db;
       },
       result(json, human) {

@@ -43,7 +43,7 @@ export async function serveInProcess(options: ServeOptions, db: Database, stoppe
 /** A cluster worker: the primary's database (DATABASE_URL it set), already migrated. */
 export async function serveAsWorker(options: ServeOptions): Promise<void> {
   const logger = options.logger.child({ worker: cluster.worker!.id, pid: process.pid });
-  const db = await openDatabase({ logger, migrate: false });
+  const db = await openDatabase({ logger, migrate: false, statementTimeoutMs: options.config.statement_timeout_ms });
   try {
     // The primary going away (killed without a chance to stop us) ends the worker too.
     await serveInProcess({ ...options, logger }, db, stopSignal(once(process, 'disconnect').then(() => 'disconnect')));

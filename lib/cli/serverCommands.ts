@@ -40,7 +40,7 @@ export const serveCommand: Command = {
     const host = typeof values.host === 'string' ? values.host : '127.0.0.1';
     const options = { config, logger, port, host };
     if (cluster.isWorker) return serveAsWorker(options);
-    const db = await database();
+    const db = await database({ statementTimeoutMs: config.statement_timeout_ms });
     if (workers === 1) await serveInProcess(options, db, stopSignal());
     else await servePrimary(options, db, workers);
   },

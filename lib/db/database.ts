@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { Logger } from '../log.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded.js';
 import { migrate } from './migrate.js';
+import { ScopedPool } from './queryScope.js';
 
 /** bigint (int8) columns hold ids and Hz frequencies, all far below 2^53: read them as numbers. */
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
@@ -10,7 +11,12 @@ pg.types.setTypeParser(pg.types.builtins.TIMESTAMP, (value: string) => value);
 pg.types.setTypeParser(pg.types.builtins.DATE, (value: string) => value);
 
 export interface Database {
-  pool: pg.Pool;
+  pool: ScopedPool;
+  /**
+   * Lists, exports and imports: a few connections of their own, so that heavy requests queue
+   * among themselves and never take every connection cheap requests need.
+   */
+  bulkPool: ScopedPool;
   url: string;
   /** Migrations this open applied. */
   migrationsApplied: string[];
@@ -22,6 +28,18 @@ export interface OpenOptions {
   url?: string;
   migrate?: boolean;
   poolSize?: number;
+  bulkPoolSize?: number;
+  /** PostgreSQL statement_timeout of every connection (0: none); long work (exports, imports, migrations) lifts it for its transaction. */
+  statementTimeoutMs?: number;
+}
+
+/** A ScopedPool with a one-connection control pool to terminate its backends. */
+function scopedPool(url: string, max: number, statementTimeoutMs: number | undefined, logger: Logger): ScopedPool {
+  const timeout = statementTimeoutMs ? { statement_timeout: statementTimeoutMs } : {};
+  const control = new pg.Pool({ connectionString: url, max: 1 });
+  const pool = new ScopedPool({ connectionString: url, max, ...timeout }, control);
+  for (const each of [pool, control]) each.on('error', (error) => logger.error('idle database connection failed', { error: error.message }));
+  return pool;
 }
 
 /** Connects to DATABASE_URL, or starts the embedded server when none is given; migrates. */
@@ -33,8 +51,8 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     embedded = await startEmbeddedDatabase(logger);
     url = embedded.url;
   }
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
-  pool.on('error', (error) => logger.error('idle database connection failed', { error: error.message }));
+  const pool = scopedPool(url, options.poolSize ?? 10, options.statementTimeoutMs, logger);
+  const bulkPool = scopedPool(url, options.bulkPoolSize ?? 4, options.statementTimeoutMs, logger);
   let migrationsApplied: string[] = [];
   try {
     if (options.migrate !== false) {
@@ -43,15 +61,18 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     }
   } catch (error) {
     await pool.end();
+    await bulkPool.end();
     await embedded?.stop();
     throw error;
   }
   return {
     pool,
+    bulkPool,
     url,
     migrationsApplied,
     async close() {
       await pool.end();
+      await bulkPool.end();
       await embedded?.stop();
     },
   };

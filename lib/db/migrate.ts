@@ -26,6 +26,8 @@ export async function migrate(pool: pg.Pool): Promise<string[]> {
       const sql = await readFile(sqlPath(file), 'utf8');
       await client.query('BEGIN');
       try {
+        // Index builds on a big table outlast the API's statement_timeout.
+        await client.query('SET LOCAL statement_timeout = 0');
         await client.query(sql);
         await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [version]);
         await client.query('COMMIT');

@@ -105,8 +105,9 @@ async function* recordBatches(db: pg.Pool, filter: ExportFilter): AsyncGenerator
   let finished = false;
   try {
     await client.query('BEGIN READ ONLY');
-    // Dates and timestamps are read in ISO form.
-    await client.query("SET LOCAL datestyle = 'ISO'");
+    // Dates and timestamps are read in ISO form; a whole log's COPY may outlast the API's
+    // statement_timeout (a client that goes away ends it instead).
+    await client.query("SET LOCAL datestyle = 'ISO'; SET LOCAL statement_timeout = 0");
     const { text, values } = exportQuery(filter);
     // NULL as an empty value: ADIF has no NULL, and the mostly empty rows get a third as long.
     const copy = client.query(copyTo(`COPY (${await bindAsSettings(client, text, values)}) TO STDOUT WITH (NULL '')`));

@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import type { Services } from '../services.js';
 import { cors } from './middleware/cors.js';
 import { errorHandler } from './middleware/errorHandler.js';
+import { abandonOnDisconnect } from './middleware/abandon.js';
 import { requestLog } from './middleware/requestLog.js';
 import { notFound } from './errors.js';
 import { openApiDocument } from './openapi.js';
@@ -17,7 +18,7 @@ export interface AppOptions {
   resources?: ResourceDefinition[];
 }
 
-/** The Koa application: logging → CORS → errors → v2 space → openapi/manifest/metrics → v1 → live page → 404. */
+/** The Koa application: logging → CORS → errors → query scope (abandoned requests stop) → v2 space → openapi/manifest/metrics → v1 → live page → 404. */
 export function createApp(services: Services, options: AppOptions = {}): Koa {
   const resources = options.resources ?? v2Resources;
   const app = new Koa();
@@ -25,6 +26,7 @@ export function createApp(services: Services, options: AppOptions = {}): Koa {
   app.use(requestLog(services.logger, services.metrics));
   app.use(cors);
   app.use(errorHandler(services.logger));
+  app.use(abandonOnDisconnect(services));
   app.use(v2Dispatcher(resources, services));
 
   const router = new Router();

@@ -37,7 +37,8 @@ async function runImport(db: pg.Pool, input: Readable, options: ImportOptions, t
   client.on('error', ignore);
   let failure: Error | undefined;
   try {
-    await client.query('BEGIN');
+    // A batch's INSERT into a big location may outlast the API's statement_timeout.
+    await client.query('BEGIN; SET LOCAL statement_timeout = 0');
     await beginQsoWriteForStations(client, [options.stationId]);
     await lockStationForImport(client, options.stationId);
     const station = await loadImportStation(client, options.stationId, true);

@@ -16,6 +16,11 @@ export function errorHandler(logger: Logger): Middleware {
         sendError(ctx, error);
         return;
       }
+      // The client went away and its queries were terminated: nothing is wrong, nobody is listening.
+      if (ctx.state.abandoned === true) {
+        logger.info('request abandoned by its client', { method: ctx.method, path: ctx.path, error: (error as Error).message });
+        return;
+      }
       logger.error('unhandled error', {
         method: ctx.method,
         path: ctx.path,

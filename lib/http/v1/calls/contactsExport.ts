@@ -152,7 +152,7 @@ export const contactsExportCall: V1Call = {
     const { ctx, services } = request;
     const key = await requireKey(request, failed(401, 'missing api key'));
     const { filter, fetchFromId, jsonFields } = await exportRequest(request, key);
-    const rest = exportAdifRecords(services.db, filter)[Symbol.asyncIterator]();
+    const rest = exportAdifRecords(services.bulkDb, filter)[Symbol.asyncIterator]();
     const first = await rest.next();
     if (first.done) {
       return sendJson(ctx, 200, { status: 'successfull', message: 'No new QSOs available.', lastfetchedid: fetchFromId, exported_qsos: 0, adif: null });

@@ -76,7 +76,7 @@ export const qsoCall: V1Call = {
       // A logger's few QSOs go straight in (no import lock, no duplicate index of the whole location).
       summary = !dryRun && body.string.length <= DIRECT_MAX_CHARS
         ? await importSmallAdif(services.db, body.string, options)
-        : await importAdif(services.db, Readable.from([body.string]), { ...options, dryRun, rowsPerBatch: services.config.import_batch_rows });
+        : await importAdif(services.bulkDb, Readable.from([body.string]), { ...options, dryRun, rowsPerBatch: services.config.import_batch_rows });
     } catch (error) {
       // Nothing in the string was ADIF: the caller's mistake, in the v1 failure shape.
       if (error instanceof UnreadableInputError) throw failed(400, error.message);

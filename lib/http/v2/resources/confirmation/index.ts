@@ -82,7 +82,7 @@ export const confirmationResource: ResourceDefinition = {
       const scope = qsoScope(principal, await parseStationIds(services.db, principal, query));
 
       const { rows, total } = await listConfirmations(
-        services.db,
+        services.bulkDb,
         { scope, types, since, qsoSince, qsoUntil, band, mode, callsign },
         pagination.perPage,
         pagination.offset,

@@ -19,7 +19,7 @@ const RAW_TEXT: CustomTypesConfig = { getTypeParser: () => (value: string) => va
  * id of the page, or since_id when the page is empty, ready to be sent back as since_id.
  */
 export async function adifList(request: RequestContext, list: ListQuery): Promise<HandlerResult> {
-  const { total, rows } = await withSnapshot(request.services.db, async (client) => {
+  const { total, rows } = await withSnapshot(request.services.bulkDb, async (client) => {
     const total = await countTotal(client, list);
     if (total <= list.pagination.offset) return { total, rows: [] as string[] };
     // Dates and timestamps in ISO form, as the export reads them.

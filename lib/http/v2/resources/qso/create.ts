@@ -116,7 +116,7 @@ function startImport(request: RequestContext, stationId: number, dryRun: boolean
   const sink = new PassThrough();
   // Stopped before the import reads from it (still connecting), the sink's error must not go unheard.
   sink.on('error', () => undefined);
-  const result = importAdif(request.services.db, sink, importOptions(request, stationId, dryRun, 'MHz'));
+  const result = importAdif(request.services.bulkDb, sink, importOptions(request, stationId, dryRun, 'MHz'));
   result.catch(() => undefined); // awaited later; this only keeps an early failure from going unhandled
   return { dryRun, sink, result };
 }
@@ -148,7 +148,7 @@ async function adifImport(request: RequestContext, members: Record<string, unkno
   if (streamed) summary = await readableSummary(finishStreamed(streamed, dryRun), 'adif');
   else if (text.kind === 'spooled') {
     try {
-      summary = await readableSummary(importAdif(request.services.db, text.open(), importOptions(request, stationId, dryRun, 'MHz')), 'adif');
+      summary = await readableSummary(importAdif(request.services.bulkDb, text.open(), importOptions(request, stationId, dryRun, 'MHz')), 'adif');
     } finally {
       await text.discard();
     }
@@ -161,7 +161,7 @@ async function adifImport(request: RequestContext, members: Record<string, unkno
 async function bulkImport(request: RequestContext, members: Record<string, unknown>, stationId: number, dryRun: boolean): Promise<HandlerResult> {
   rejectStrayMembers(members, ['qsos']);
   const records = readBulkRecords(members.qsos, request.services.config.max_bulk_qsos);
-  const summary = await importRecords(request.services.db, records, importOptions(request, stationId, dryRun, 'Hz'));
+  const summary = await importRecords(request.services.bulkDb, records, importOptions(request, stationId, dryRun, 'Hz'));
   const answer = importAnswer(summary, dryRun, 'json');
   announceImport(request, stationId, summary, dryRun);
   return answer;

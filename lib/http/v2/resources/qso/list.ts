@@ -18,7 +18,7 @@ const CURSOR_BATCH = 500;
  */
 async function streamJsonList(request: RequestContext, list: ListQuery): Promise<undefined> {
   const { ctx, services } = request;
-  const client = await services.db.connect();
+  const client = await services.bulkDb.connect();
   try {
     await beginSnapshot(client);
     const total = await countTotal(client, list);

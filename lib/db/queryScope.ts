@@ -1,0 +1,81 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import pg from 'pg';
+
+/**
+ * The database work of one unit of work (an HTTP request): every connection it checks out of a
+ * ScopedPool is remembered until released, so that when the work is abandoned (the client went
+ * away) its backends can be terminated at once instead of running to the end.
+ */
+export class QueryScope {
+  abandoned = false;
+  readonly held = new Set<pg.PoolClient>();
+}
+
+const scopes = new AsyncLocalStorage<QueryScope>();
+
+/** Runs `work` with `scope` as the scope of every connection it (and what it awaits) checks out. */
+export function runInQueryScope<T>(scope: QueryScope, work: () => T): T {
+  return scopes.run(scope, work);
+}
+
+export class AbandonedError extends Error {
+  override name = 'AbandonedError';
+}
+
+/** node-postgres keeps the backend's process id from the start-up handshake; its types do not declare it. */
+function backendPid(client: pg.PoolClient): number | null {
+  return (client as unknown as { processID: number | null }).processID;
+}
+
+type ConnectCallback = (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void;
+
+/**
+ * A pool whose connections are tracked per QueryScope. `pool.query` goes through `connect` as
+ * well, so both forms are covered. Terminating (rather than cancelling) the backend also drops
+ * the connection: the pool opens a fresh one when it needs it.
+ */
+export class ScopedPool extends pg.Pool {
+  /** `control` runs pg_terminate_backend: a separate pool, so it never waits behind the work it stops. */
+  constructor(config: pg.PoolConfig, private readonly control: pg.Pool) {
+    super(config);
+  }
+
+  override connect(): Promise<pg.PoolClient>;
+  override connect(callback: ConnectCallback): void;
+  override connect(callback?: ConnectCallback): Promise<pg.PoolClient> | void {
+    const scope = scopes.getStore();
+    const checkedOut = scope === undefined ? super.connect() : super.connect().then((client) => adopt(scope, client));
+    if (callback === undefined) return checkedOut;
+    checkedOut.then(
+      (client) => callback(undefined, client, (release) => client.release(release as boolean | Error | undefined)),
+      (error: Error) => callback(error, undefined, () => undefined),
+    );
+  }
+
+  /** Marks the scope abandoned and terminates the backends it holds; later check-outs fail. */
+  async abandon(scope: QueryScope): Promise<void> {
+    scope.abandoned = true;
+    const pids = [...scope.held].map(backendPid).filter((pid): pid is number => pid !== null);
+    if (pids.length > 0) await this.control.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [pids]);
+  }
+
+  override async end(): Promise<void> {
+    await super.end();
+    await this.control.end();
+  }
+}
+
+function adopt(scope: QueryScope, client: pg.PoolClient): pg.PoolClient {
+  if (scope.abandoned) {
+    client.release();
+    throw new AbandonedError('the request was abandoned by its client');
+  }
+  scope.held.add(client);
+  // The pool gives every check-out a release function of its own, so wrapping it is per check-out.
+  const release = client.release;
+  client.release = (error?: boolean | Error) => {
+    scope.held.delete(client);
+    return release(error);
+  };
+  return client;
+}

@@ -1,0 +1,62 @@
+import t from 'tap';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startTestServer } from '../helpers/server.js';
+import { createOperator } from '../helpers/fixtures.js';
+import type { ResourceDefinition } from '../../lib/http/v2/resource.js';
+
+/** A request that holds a backend for half a minute, through pool.query or a checked-out client of the bulk pool. */
+const probes: ResourceDefinition[] = [
+  {
+    name: 'lookup',
+    description: 'slow probe',
+    scoped: false,
+    list: {
+      summary: 'sleeps in the database',
+      query: { type: 'object', properties: { via: { type: 'string', enum: ['query', 'client'] }, tag: { type: 'string' } } },
+      handler: async ({ services, query }) => {
+        const sql = `SELECT pg_sleep(30), '${String(query.tag).replace(/\W/g, '')}'`;
+        if (query.via === 'query') await services.db.query(sql);
+        else {
+          const client = await services.bulkDb.connect();
+          try {
+            await client.query(sql);
+          } finally {
+            client.release();
+          }
+        }
+        return { data: [] };
+      },
+    },
+  },
+];
+
+t.test('a request whose client goes away has its backend terminated', async (t) => {
+  const server = await startTestServer(t, { resources: probes });
+  const admin = server.db.pool;
+  const { token } = await createOperator(admin);
+  const backendsOf = async (tag: string) =>
+    (await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE query LIKE '%pg_sleep(30)%' AND query LIKE $1 AND pid <> pg_backend_pid()", [`%${tag}%`])).rows.map((row) => row.pid);
+  for (const via of ['query', 'client']) {
+    const tag = `abandon${via}`;
+    const aborter = new AbortController();
+    const request = fetch(`${server.url}/api/v2/lookup?via=${via}&tag=${tag}`, { signal: aborter.signal, headers: { authorization: `Bearer ${token}` } }).catch(() => 'aborted');
+    let pids: number[] = [];
+    for (let i = 0; i < 100 && pids.length === 0; i++) {
+      await sleep(20);
+      pids = await backendsOf(tag);
+    }
+    t.equal(pids.length, 1, `${via}: the request's query runs`);
+    aborter.abort();
+    t.equal(await request, 'aborted');
+    let running = pids;
+    for (let i = 0; i < 100 && running.length > 0; i++) {
+      await sleep(20);
+      running = (await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE pid = ANY($1)', [pids])).rows.map((row) => row.pid);
+    }
+    t.same(running, [], `${via}: the backend is gone from pg_stat_activity`);
+  }
+  // The pools carry on with fresh connections.
+  t.equal((await server.request('/api/v2/status')).status, 200);
+  t.equal((await server.services.db.query('SELECT 1 AS one')).rows[0].one, 1);
+  t.equal((await server.services.bulkDb.query('SELECT 1 AS one')).rows[0].one, 1);
+});
