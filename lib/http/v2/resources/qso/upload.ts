@@ -34,7 +34,7 @@ async function uploadSettings(request: RequestContext, values: Readonly<Record<s
 /** Imports the document and answers with the summary. */
 async function importDocument(request: RequestContext, settings: UploadSettings, document: Readable): Promise<HandlerResult> {
   const { stationId, dryRun } = settings;
-  const summary = await readableSummary(importAdif(request.services.db, document, importOptions(request, stationId, dryRun, 'MHz')));
+  const summary = await readableSummary(importAdif(request.services.bulkDb, document, importOptions(request, stationId, dryRun, 'MHz')));
   const answer = importAnswer(summary, dryRun, 'upload');
   announceImport(request, stationId, summary, dryRun);
   return answer;
