@@ -1,8 +1,9 @@
 import { createUser } from '../accounts/users.js';
 import { addClubMember, parseClubLevel, removeClubMember } from '../accounts/clubs.js';
 import { createStation } from '../accounts/stations.js';
+import { stationPlace, type StationPlace } from '../accounts/stationDefaults.js';
 import { createLogbook } from '../accounts/logbooks.js';
-import { optionalString, parseId, requireId, requireString, UsageError, type Command } from './command.js';
+import { optionalInteger, optionalString, parseId, requireId, requireString, UsageError, type Command, type OptionValues } from './command.js';
 
 const json = { json: { type: 'boolean' } } as const;
 
@@ -63,18 +64,36 @@ export const clubMemberRemove: Command = {
   },
 };
 
+/** DXCC and zones default to the callsign's, so exports carry MY_DXCC, MY_COUNTRY and the zones. */
+function placeOptions(callsign: string, values: OptionValues): StationPlace {
+  const given = { dxcc: optionalInteger(values, 'dxcc', 0, 999), cq: optionalInteger(values, 'cq', 1, 40), itu: optionalInteger(values, 'itu', 1, 90) };
+  try {
+    return stationPlace(callsign, given);
+  } catch (error) {
+    if (error instanceof RangeError) throw new UsageError(`--dxcc: ${error.message}`);
+    throw error;
+  }
+}
+
 export const stationAdd: Command = {
   name: 'station add',
-  usage: 'station add --user ID --name N --callsign C [--gridsquare G] [--active] [--json]',
-  options: { ...json, user: { type: 'string' }, name: { type: 'string' }, callsign: { type: 'string' }, gridsquare: { type: 'string' }, active: { type: 'boolean' } },
+  usage: 'station add --user ID --name N --callsign C [--gridsquare G] [--city C] [--dxcc N] [--cq N] [--itu N] [--active] [--json]',
+  options: {
+    ...json, user: { type: 'string' }, name: { type: 'string' }, callsign: { type: 'string' }, gridsquare: { type: 'string' },
+    city: { type: 'string' }, dxcc: { type: 'string' }, cq: { type: 'string' }, itu: { type: 'string' }, active: { type: 'boolean' },
+  },
   async run({ values, database, result }) {
     const userId = requireId(values, 'user');
+    const callsign = requireString(values, 'callsign');
+    const place = placeOptions(callsign, values);
     const db = await database();
     const id = await createStation(db.pool, {
       userId,
       name: requireString(values, 'name'),
-      callsign: requireString(values, 'callsign'),
+      callsign,
       gridsquare: optionalString(values, 'gridsquare'),
+      city: optionalString(values, 'city')?.trim(),
+      ...place,
       active: values.active === true,
     });
     result({ id }, `station location ${id} created`);

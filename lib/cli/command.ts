@@ -44,6 +44,15 @@ export function requireId(values: OptionValues, name: string): number {
   return parseId(requireString(values, name), `--${name}`);
 }
 
+/** An optional whole number within [min, max]; undefined when the option is not given. */
+export function optionalInteger(values: OptionValues, name: string, min: number, max: number): number | undefined {
+  const value = optionalString(values, name);
+  if (value === undefined) return undefined;
+  const n = /^\d{1,4}$/.test(value) ? Number(value) : NaN;
+  if (!(n >= min && n <= max)) throw new UsageError(`--${name} must be a whole number from ${min} to ${max} (got "${value}")`);
+  return n;
+}
+
 export function parseId(value: string, what: string): number {
   if (!/^[1-9]\d{0,9}$/.test(value)) throw new UsageError(`${what} must be a positive integer (got "${value}")`);
   return Number(value);

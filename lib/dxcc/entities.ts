@@ -11,6 +11,13 @@ export interface DxccEntity {
   readonly adif: number;
   /** cty.csv's mixed-case name (e.g. "Fed. Rep. of Germany"), else the ADIF name (e.g. "ABU AIL IS."). */
   readonly name: string;
+  /** The ADIF specification's name, upper-case ("FEDERAL REPUBLIC OF GERMANY"), as the original's lookups answer it. */
+  readonly adifName: string;
+  /**
+   * The name the original stores as a QSO's or location's country: the ADIF name with each word
+   * capitalised ("Federal Republic Of Germany", "Bosnia-Herzegovina"). Empty for code 0 (no entity).
+   */
+  readonly countryName: string;
   /** cty.csv primary prefix, e.g. "DL", "3D2/c". */
   readonly prefix: string | null;
   readonly continent: string | null;
@@ -67,6 +74,8 @@ function toEntity(adif: number, adifName: string, deleted: boolean, cty: CtyEnti
   return Object.freeze({
     adif,
     name: cty?.name ?? adifName,
+    adifName,
+    countryName: adif === 0 ? '' : capitalizeWords(adifName),
     prefix: cty?.primaryPrefix ?? null,
     continent: cty?.continent ?? null,
     cqz: cty?.cqz ?? null,
@@ -75,6 +84,11 @@ function toEntity(adif: number, adifName: string, deleted: boolean, cty: CtyEnti
     long: cty?.long ?? null,
     deleted,
   });
+}
+
+/** PHP's `ucwords(strtolower(name), "- (/")`, the original's spelling of a country. */
+function capitalizeWords(name: string): string {
+  return name.toLowerCase().replace(/(^|[- (/])(\p{Ll})/gu, (_, before: string, letter: string) => before + letter.toUpperCase());
 }
 
 /** The entity with this ADIF code, or undefined if the specification has no such code. */

@@ -68,6 +68,12 @@ const PROFILE_FIELDS: ReadonlyArray<readonly [string, ((station: Station) => str
   ['SIG_INFO', null],
 ];
 
+/**
+ * Written when the QSO has no value: the original's columns default to 'N' ("not sent", "not
+ * received") and its export writes them, so sync clients read an explicit N.
+ */
+const DEFAULT_VALUES: Readonly<Record<string, string>> = { QSL_SENT: 'N', QSL_RCVD: 'N' };
+
 /** How a stored value becomes the ADIF value. */
 const enum Convert {
   Text,
@@ -90,6 +96,8 @@ const enum Fill {
   Station,
   MyGridsquare,
   MyVuccGrids,
+  /** The field's DEFAULT_VALUES entry (`Slot.fallback`). */
+  Default,
 }
 
 /** One field of the record, in output order. */
@@ -106,6 +114,8 @@ interface Slot {
   readonly fill: Fill;
   /** Index into PROFILE_FIELDS for Fill.Station. */
   readonly profile: number;
+  /** The complete field written for Fill.Default. */
+  readonly fallback: Buffer;
 }
 
 const FIELD_COLUMNS = QSO_COLUMNS.filter((column) => column.source !== 'row');
@@ -127,9 +137,15 @@ function slot(name: string): Slot {
   const sameColumn = hasColumn && selectList[selectList.length - 1] === `q.${column}`;
   if (hasColumn && !sameColumn) selectList.push(`q.${column}`);
   const profile = PROFILE_FIELDS.findIndex(([field]) => field === name);
+  const fallback = DEFAULT_VALUES[name];
   const fill =
-    name === 'MY_GRIDSQUARE' ? Fill.MyGridsquare : name === 'MY_VUCC_GRIDS' ? Fill.MyVuccGrids : profile >= 0 && PROFILE_FIELDS[profile]![1] ? Fill.Station : Fill.None;
-  return { opening: Buffer.from(adifFieldOpening(name)), column: hasColumn, sameColumn, convert, key, fill, profile };
+    name === 'MY_GRIDSQUARE' ? Fill.MyGridsquare
+    : name === 'MY_VUCC_GRIDS' ? Fill.MyVuccGrids
+    : profile >= 0 && PROFILE_FIELDS[profile]![1] ? Fill.Station
+    : fallback !== undefined ? Fill.Default
+    : Fill.None;
+  const opening = Buffer.from(adifFieldOpening(name));
+  return { opening, column: hasColumn, sameColumn, convert, key, fill, profile, fallback: fieldBytes(name, fallback ?? '') };
 }
 
 const PLANNED: readonly Slot[] = [
@@ -263,6 +279,7 @@ export class ExportRecordFormatter {
         out.writeText(`${formatAdifField(s.key.toUpperCase(), extra[s.key]!)} `);
         if (s.fill === Fill.MyGridsquare) ownGridsquare = true;
       } else if (s.fill === Fill.Station) writeBytes(out, location.profile[s.profile]!);
+      else if (s.fill === Fill.Default) writeBytes(out, s.fallback);
       else if (s.fill === Fill.MyVuccGrids && !ownGridsquare) {
         writeBytes(out, location.myGridsquare);
         writeBytes(out, location.myVuccGrids);

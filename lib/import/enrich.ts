@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { NormalizedQso } from '../adif/normalize.js';
 import { dxccEntity } from '../dxcc/entities.js';
 import { resolveCallsign } from '../dxcc/resolver.js';
+import { distanceKm, gridCentre } from '../adif/gridPosition.js';
 
 /** What an import needs to know about its target station location. */
 export interface ImportStation {
@@ -10,6 +11,8 @@ export interface ImportStation {
   userId: number;
   /** Upper-case, as stored. */
   callsign: string;
+  /** The location's locator ('' when unset; several, comma-separated, for a VUCC location). */
+  gridsquare: string;
 }
 
 type Queryable = Pick<pg.Pool, 'query'>;
@@ -20,7 +23,7 @@ type Queryable = Pick<pg.Pool, 'query'>;
  */
 export async function loadImportStation(db: Queryable, stationId: number, lockForImport = false): Promise<ImportStation> {
   const { rows } = await db.query<ImportStation>(
-    `SELECT id, user_id AS "userId", callsign FROM stations WHERE id = $1${lockForImport ? ' FOR KEY SHARE' : ''}`,
+    `SELECT id, user_id AS "userId", callsign, gridsquare FROM stations WHERE id = $1${lockForImport ? ' FOR KEY SHARE' : ''}`,
     [stationId],
   );
   if (rows.length === 0) throw new Error(`station location ${stationId} does not exist`);
@@ -45,7 +48,7 @@ export function fillDxcc(qso: NormalizedQso): void {
   const dxcc = Number(fields.dxcc);
   if (fields.country === undefined && dxcc !== 0) {
     const entity = dxccEntity(dxcc);
-    if (entity !== undefined) fields.country = entity.name;
+    if (entity !== undefined) fields.country = entity.countryName;
   }
   if (match !== null && match.adif === dxcc) {
     fields.cont ??= match.continent;
@@ -56,8 +59,8 @@ export function fillDxcc(qso: NormalizedQso): void {
 
 /**
  * What the location and the caller impose: STATION_CALLSIGN from the location when the record
- * has none, the forced OPERATOR of a club member below officer level, and the default OPERATOR
- * where the record names none or only the station itself.
+ * has none, the forced OPERATOR of a club member below officer level, the default OPERATOR
+ * where the record names none or only the station itself, and the DISTANCE.
  */
 export function fillStation(
   qso: NormalizedQso,
@@ -68,6 +71,21 @@ export function fillStation(
   qso.fields.station_callsign ??= station.callsign;
   if (operator) qso.fields.operator = operator;
   else if (defaultOperator && (!qso.fields.operator || qso.fields.operator === station.callsign)) qso.fields.operator = defaultOperator;
+  fillDistance(qso, station);
+}
+
+/**
+ * DISTANCE (whole km) the record lacks, between the centres of its GRIDSQUARE and its
+ * MY_GRIDSQUARE or else the location's (first) locator, the long way round for ANT_PATH L: the
+ * original stores it so, and exports and sync clients read it.
+ */
+function fillDistance(qso: NormalizedQso, station: ImportStation): void {
+  const { fields } = qso;
+  if (fields.distance !== undefined || fields.gridsquare === undefined) return;
+  const theirs = gridCentre(fields.gridsquare);
+  const mine = gridCentre(fields.my_gridsquare ?? station.gridsquare.split(',')[0]!);
+  if (theirs === null || mine === null) return;
+  fields.distance = String(Math.round(distanceKm(mine, theirs, fields.ant_path === 'L')));
 }
 
 /**

@@ -99,7 +99,7 @@ function dxccFields(callsign: string): { fields: DxccFields; adif: number | null
   return {
     fields: {
       // The entity's name (Italy for IT9…): the prefix row may name a region that is no entity.
-      dxcc: dxccEntity(match.adif)?.name ?? match.name,
+      dxcc: dxccEntity(match.adif)?.adifName ?? match.name,
       dxcc_id: String(match.adif),
       dxcc_lat: String(match.lat),
       dxcc_long: String(match.long),

@@ -14,7 +14,8 @@ t.test('every ADIF DXCC code is in the catalogue', async (t) => {
 
 t.test('known rows', async (t) => {
   t.same(dxccEntity(230), {
-    adif: 230, name: 'Fed. Rep. of Germany', prefix: 'DL', continent: 'EU', cqz: 14, ituz: 28, lat: 51, long: 10, deleted: false,
+    adif: 230, name: 'Fed. Rep. of Germany', adifName: 'FEDERAL REPUBLIC OF GERMANY', countryName: 'Federal Republic Of Germany',
+    prefix: 'DL', continent: 'EU', cqz: 14, ituz: 28, lat: 51, long: 10, deleted: false,
   });
   t.match(dxccEntity(291), { name: 'United States', prefix: 'K', continent: 'NA', cqz: 5, ituz: 8, long: -91.87 });
   t.match(dxccEntity(1), { name: 'Canada', prefix: 'VE' });
@@ -22,9 +23,14 @@ t.test('known rows', async (t) => {
   t.match(dxccEntity(206), { name: 'Austria', prefix: 'OE' }, 'the DXCC row, not the `*` Vienna Intl Ctr row');
   t.match(dxccEntity(489), { name: 'Conway Reef', prefix: '3D2/c' });
   t.same(dxccEntity(2), {
-    adif: 2, name: 'ABU AIL IS.', prefix: null, continent: null, cqz: null, ituz: null, lat: null, long: null, deleted: true,
+    adif: 2, name: 'ABU AIL IS.', adifName: 'ABU AIL IS.', countryName: 'Abu Ail Is.', prefix: null, continent: null, cqz: null, ituz: null,
+    lat: null, long: null, deleted: true,
   });
-  t.match(dxccEntity(0), { name: /^None/, prefix: null, deleted: false });
+  t.match(dxccEntity(0), { name: /^None/, countryName: '', prefix: null, deleted: false });
+  // The original's ucwords(strtolower(name), "- (/"): after a hyphen, space, parenthesis or slash.
+  t.match(dxccEntity(501), { adifName: 'BOSNIA-HERZEGOVINA', countryName: 'Bosnia-Herzegovina' });
+  t.match(dxccEntity(502), { countryName: 'North Macedonia (Republic Of)' });
+  t.match(dxccEntity(344), { countryName: "Democratic People's Rep. Of Korea" });
   t.equal(dxccEntity(9999), undefined);
 });
 

@@ -13,7 +13,7 @@ const PRIVATE_LOOKUP_FIELDS = [
   'call_confirmed_band_mode', 'suffix_slash',
 ];
 
-const GERMANY = { dxcc: 'Fed. Rep. of Germany', dxcc_id: '230', dxcc_lat: '51', dxcc_long: '10', dxcc_cqz: '14', dxcc_flag: '', cont: 'EU' };
+const GERMANY = { dxcc: 'FEDERAL REPUBLIC OF GERMANY', dxcc_id: '230', dxcc_lat: '51', dxcc_long: '10', dxcc_cqz: '14', dxcc_flag: '', cont: 'EU' };
 
 t.test('lookup resource', async (t) => {
   const server = await startTestServer(t, { resources: [lookupResource] });
@@ -40,9 +40,9 @@ t.test('lookup resource', async (t) => {
       qsl_manager: 'DL0QSL', bearing: '', workedBefore: true, lotw_member: false, suffix_slash: '',
     });
     const stateful = await lookup('callsign=K1ABC');
-    t.match(stateful.body.data, { dxcc: 'United States', dxcc_id: '291', cont: 'NA', state: 'CT', us_county: 'CT,Hartford', gridsquare: 'FN20' });
+    t.match(stateful.body.data, { dxcc: 'UNITED STATES OF AMERICA', dxcc_id: '291', cont: 'NA', state: 'CT', us_county: 'CT,Hartford', gridsquare: 'FN20' });
     const never = await lookup('callsign=G4ABC');
-    t.match(never.body.data, { dxcc: 'England', dxcc_id: '223', workedBefore: false, name: '', gridsquare: '' }, 'another owner\'s QSO is invisible');
+    t.match(never.body.data, { dxcc: 'ENGLAND', dxcc_id: '223', workedBefore: false, name: '', gridsquare: '' }, 'another owner\'s QSO is invisible');
   });
 
   t.test('full: the private_lookup shape with worked/confirmed flags per band and mode', async (t) => {
@@ -76,10 +76,10 @@ t.test('lookup resource', async (t) => {
       ['DL1ABC/P', { dxcc_id: '230', suffix_slash: 'Portable', call_worked: false }],
       ['DL1ABC/M', { dxcc_id: '230', suffix_slash: 'Mobile' }],
       ['DL1ABC/MM', { dxcc: '', dxcc_id: '', cont: '', suffix_slash: 'Maritime Mobile', dxcc_confirmed: false }],
-      ['DL1ABC/KH6', { dxcc: 'Hawaii', dxcc_id: '110', cont: 'OC', suffix_slash: null, dxcc_ituz: 61 }],
+      ['DL1ABC/KH6', { dxcc: 'HAWAII', dxcc_id: '110', cont: 'OC', suffix_slash: null, dxcc_ituz: 61 }],
       ['W1AW/KH6', { dxcc_id: '110', suffix_slash: '' }],
-      ['EA8/DL1ABC', { dxcc: 'Canary Islands', dxcc_id: '29', suffix_slash: '' }],
-      ['IT9ABC', { dxcc: 'Italy', dxcc_id: '248', dxcc_lat: '37.5' }],
+      ['EA8/DL1ABC', { dxcc: 'CANARY IS.', dxcc_id: '29', suffix_slash: '' }],
+      ['IT9ABC', { dxcc: 'ITALY', dxcc_id: '248', dxcc_lat: '37.5' }],
       ['QQ1ABC', { dxcc: '', dxcc_id: '', dxcc_lat: '', dxcc_long: '', dxcc_cqz: '', cont: '', call_worked: false }],
     ];
     for (const [call, expected] of cases) {
@@ -188,6 +188,6 @@ t.test('lookup resource', async (t) => {
     t.match(memberView.body.data, { call_worked: false, name: '' });
     t.equal((await lookup('grid=KP20', member.token)).body.data.result, 'Not Found');
     const officerView = await lookup('callsign=OH2AA&detail=full', officer.token);
-    t.match(officerView.body.data, { call_worked: true, name: 'Pekka', dxcc: 'Finland' });
+    t.match(officerView.body.data, { call_worked: true, name: 'Pekka', dxcc: 'FINLAND' });
   });
 });

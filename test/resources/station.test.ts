@@ -40,7 +40,7 @@ t.test('station resource', async (t) => {
     t.equal(res.status, 201);
     t.equal(res.headers.get('location'), `/api/v2/station/${res.body.data.id}`);
     t.match(res.body.data, {
-      name: 'Portable', callsign: 'DL1ABC/P', gridsquare: 'JO62QM', dxcc: 230, country: 'Fed. Rep. of Germany', cq: 14, itu: 28,
+      name: 'Portable', callsign: 'DL1ABC/P', gridsquare: 'JO62QM', dxcc: 230, country: 'Federal Republic Of Germany', cq: 14, itu: 28,
       iota: 'EU-001', pota: 'DE0001', power: 100, city: 'Berlin', active: false,
     });
     const stored = await db.query('SELECT user_id, callsign FROM stations WHERE id = $1', [res.body.data.id]);

@@ -82,7 +82,7 @@ t.test('v1 keys, versions and station info', async (t) => {
         station_id: String(second), station_profile_name: 'Portable Ø', station_gridsquare: 'JO40', station_callsign: 'DL1KEY/P',
         station_active: null, station_uuid: portable.station_uuid, station_city: '', station_iota: '', station_sota: '',
         station_wwff: '', station_pota: '', station_sig: '', station_sig_info: '', station_dxcc: '230', station_cnty: '',
-        station_cq: '14', station_itu: '28', station_state: '', station_country: 'Fed. Rep. of Germany',
+        station_cq: '14', station_itu: '28', station_state: '', station_country: 'Federal Republic Of Germany',
       });
       t.match(portable.station_uuid, /^[0-9a-f-]{36}$/);
     }

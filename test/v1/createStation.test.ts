@@ -29,7 +29,7 @@ t.test('create_station', async (t) => {
     const s = rows[0];
     t.match(s, {
       user_id: op.userId, name: 'Summit JO50', callsign: 'DL3NEW/P', gridsquare: 'JO50AB', city: 'Gipfel', dxcc: 230,
-      country: 'Fed. Rep. of Germany', cq: 14, itu: 28, state: 'BY', cnty: 'Bayern', iota: 'EU-001', sota: 'DM/BM-001', wwff: 'DLFF-0001',
+      country: 'Federal Republic Of Germany', cq: 14, itu: 28, state: 'BY', cnty: 'Bayern', iota: 'EU-001', sota: 'DM/BM-001', wwff: 'DLFF-0001',
       pota: 'DE-0001', sig: 'GMA', sig_info: 'DM-001', power: 100, active: false,
     });
     t.same(s.settings, {

@@ -23,7 +23,7 @@ t.test('api/private_lookup', async (t) => {
       t.equal(res.status, 200);
       t.match(res.text, /^\{\n {4}"callsign": "G4ABC",\n/);
       t.match(res.body, {
-        callsign: 'G4ABC', dxcc: 'England', dxcc_id: '223', cont: 'EU', dxcc_cqz: '14', name: 'Johnny', location: 'London',
+        callsign: 'G4ABC', dxcc: 'ENGLAND', dxcc_id: '223', cont: 'EU', dxcc_cqz: '14', name: 'Johnny', location: 'London',
         gridsquare: 'IO91WM', qsl_manager: 'BURO', call_worked: true, call_worked_band: true, call_worked_band_mode: true,
         call_confirmed: true, call_confirmed_band: true, call_confirmed_band_mode: true, dxcc_confirmed: true,
         dxcc_confirmed_on_band: true, dxcc_confirmed_on_band_mode: true, lotw_member: false, suffix_slash: '',
@@ -54,7 +54,7 @@ t.test('api/private_lookup', async (t) => {
 
   t.test('never worked, a portable suffix, a club member below officer level', async (t) => {
     const unknown = await post(server, '/api/private_lookup', { key, callsign: 'K1ABC/P' });
-    t.match(unknown.body, { callsign: 'K1ABC/P', dxcc: 'United States', call_worked: false, name: '', suffix_slash: 'Portable' });
+    t.match(unknown.body, { callsign: 'K1ABC/P', dxcc: 'UNITED STATES OF AMERICA', call_worked: false, name: '', suffix_slash: 'Portable' });
     const club = await createClub(db);
     const member = await club.memberToken(3, 'DL3MBR');
     await insertQso(db, { station_id: club.clubStationId, call: 'F5ABC', time_on: '2024-01-01 00:00:00', operator: 'DL9OTH' });

@@ -59,7 +59,7 @@ function locationFrom(input: Record<string, unknown>, userId: number): Location 
       city: text(input, 'station_city'),
       dxcc,
       // The entity's name, as for v2 locations; the client's own `dxccname` is kept in settings.
-      country: (dxcc !== null ? dxccEntity(dxcc)?.name : undefined) ?? '',
+      country: (dxcc !== null ? dxccEntity(dxcc)?.countryName : undefined) ?? '',
       cq: integer(input, 'station_cq'),
       itu: integer(input, 'station_itu'),
       state: text(input, 'state'),

@@ -45,7 +45,7 @@ export const stationInfoCall: V1Call = {
     );
     for (const row of rows) {
       // Locations created without a country name still carry their entity.
-      if (row.station_country === '' && row.station_dxcc !== null) row.station_country = dxccEntity(Number(row.station_dxcc))?.name ?? '';
+      if (row.station_country === '' && row.station_dxcc !== null) row.station_country = dxccEntity(Number(row.station_dxcc))?.countryName ?? '';
     }
     sendJson(request.ctx, 200, rows);
   },

@@ -111,5 +111,5 @@ export function rejectClearedRequired(body: Record<string, unknown>): void {
 
 /** The entity name stored beside the code, so the object carries the country without a lookup. */
 export function countryOf(dxcc: number | null): string {
-  return dxcc ? dxccEntity(dxcc)?.name ?? '' : '';
+  return dxcc ? dxccEntity(dxcc)?.countryName ?? '' : '';
 }
