@@ -4,6 +4,8 @@ import { scopeConditions, type QsoScope } from '../qso/scope.js';
 import { bandCondition, confirmedCondition, modeCondition } from '../qso/filters.js';
 import { resolveCallsign } from '../dxcc/resolver.js';
 import { dxccEntity } from '../dxcc/entities.js';
+import { dxccFlag } from '../dxcc/flags.js';
+import { gridCentre } from '../adif/gridPosition.js';
 import { AWARD_CONFIRMATIONS } from '../statistics/awardConfirmations.js';
 
 /**
@@ -11,7 +13,9 @@ import { AWARD_CONFIRMATIONS } from '../statistics/awardConfirmations.js';
  * forms included) and whether the call and the entity were worked and confirmed, overall, on a
  * band, and on a band and mode. The result has the v1 `api/private_lookup` shape, which the v2
  * lookup resource returns for `detail=full`. Text members are strings ("" when unknown), as the
- * original sends them; "confirmed" means by paper QSL or LoTW.
+ * original sends them; "confirmed" means by paper QSL or LoTW. The entity is described as the
+ * original does: its ADIF name in capitals, its flag emoji and its own position (cty.csv's entity
+ * row), not that of the prefix the call matched (Sicily's for IT9…).
  */
 
 export interface DxccFields {
@@ -20,7 +24,7 @@ export interface DxccFields {
   dxcc_lat: string;
   dxcc_long: string;
   dxcc_cqz: string;
-  /** No flag images here: always "". */
+  /** The entity's flag emoji (lib/dxcc/flags.ts); "" for an entity without one. */
   dxcc_flag: string;
   cont: string;
 }
@@ -55,6 +59,8 @@ export interface PrivateLookupResult extends DxccFields, WorkedDetails {
   suffix_slash: string | null;
   /** ITU zone of the entity; only present when known. */
   dxcc_ituz?: number;
+  /** [lat, lng] of the centre of `gridsquare`; only present when a QSO gave one. */
+  latlng?: [number, number];
 }
 
 /** The v1 `api/lookup` shape: DXCC, the latest details, and whether the call was worked at all. */
@@ -96,15 +102,16 @@ export function suffixSlash(callsign: string): string | null {
 function dxccFields(callsign: string): { fields: DxccFields; adif: number | null; ituz: number | null } {
   const match = resolveCallsign(callsign);
   if (!match) return { fields: { dxcc: '', dxcc_id: '', dxcc_lat: '', dxcc_long: '', dxcc_cqz: '', dxcc_flag: '', cont: '' }, adif: null, ituz: null };
+  // The entity's (Italy for IT9…): the prefix row may name a region that is no entity.
+  const entity = dxccEntity(match.adif);
   return {
     fields: {
-      // The entity's name (Italy for IT9…): the prefix row may name a region that is no entity.
-      dxcc: dxccEntity(match.adif)?.adifName ?? match.name,
+      dxcc: entity?.adifName ?? match.name,
       dxcc_id: String(match.adif),
-      dxcc_lat: String(match.lat),
-      dxcc_long: String(match.long),
+      dxcc_lat: String(entity?.lat ?? match.lat),
+      dxcc_long: String(entity?.long ?? match.long),
       dxcc_cqz: String(match.cqz),
-      dxcc_flag: '',
+      dxcc_flag: dxccFlag(match.adif),
       cont: match.continent,
     },
     adif: match.adif,
@@ -191,7 +198,16 @@ export async function privateLookup(db: pg.Pool, request: LookupRequest): Promis
     call_confirmed_band_mode: call.confirmed_band_mode,
     suffix_slash: suffixSlash(request.callsign),
     ...(ituz !== null ? { dxcc_ituz: ituz } : {}),
+    ...latlngOf(call.gridsquare),
   };
+}
+
+/** The original's `latlng`: the centre of the grid a QSO gave, rounded to six decimals (about 0.1 m). */
+function latlngOf(gridsquare: string): { latlng?: [number, number] } {
+  const centre = gridsquare === '' ? null : gridCentre(gridsquare);
+  if (centre === null) return {};
+  const round = (degrees: number) => Math.round(degrees * 1e6) / 1e6;
+  return { latlng: [round(centre.lat), round(centre.lng)] };
 }
 
 export async function basicLookup(db: pg.Pool, request: Pick<LookupRequest, 'callsign' | 'scope'>): Promise<BasicLookupResult> {

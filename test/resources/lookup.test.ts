@@ -13,7 +13,7 @@ const PRIVATE_LOOKUP_FIELDS = [
   'call_confirmed_band_mode', 'suffix_slash',
 ];
 
-const GERMANY = { dxcc: 'FEDERAL REPUBLIC OF GERMANY', dxcc_id: '230', dxcc_lat: '51', dxcc_long: '10', dxcc_cqz: '14', dxcc_flag: '', cont: 'EU' };
+const GERMANY = { dxcc: 'FEDERAL REPUBLIC OF GERMANY', dxcc_id: '230', dxcc_lat: '51', dxcc_long: '10', dxcc_cqz: '14', dxcc_flag: '\u{1f1e9}\u{1f1ea}', cont: 'EU' };
 
 t.test('lookup resource', async (t) => {
   const server = await startTestServer(t, { resources: [lookupResource] });
@@ -49,12 +49,12 @@ t.test('lookup resource', async (t) => {
     const cw = await lookup('callsign=DL1ABC&detail=full&band=40m&mode=cw');
     t.equal(cw.status, 200);
     t.equal(cw.body.meta.detail, 'full');
-    t.same(Object.keys(cw.body.data), [...PRIVATE_LOOKUP_FIELDS, 'dxcc_ituz']);
+    t.same(Object.keys(cw.body.data), [...PRIVATE_LOOKUP_FIELDS, 'dxcc_ituz', 'latlng']);
     t.same(cw.body.data, {
       callsign: 'DL1ABC', ...GERMANY, name: 'Hans', gridsquare: 'JO62', location: 'Berlin', iota_ref: '', state: '', us_county: '',
       qsl_manager: 'DL0QSL', bearing: '', call_worked: true, call_worked_band: true, call_worked_band_mode: true, lotw_member: false,
       dxcc_confirmed_on_band: true, dxcc_confirmed_on_band_mode: true, dxcc_confirmed: true, call_confirmed: true,
-      call_confirmed_band: true, call_confirmed_band_mode: true, suffix_slash: '', dxcc_ituz: 28,
+      call_confirmed_band: true, call_confirmed_band_mode: true, suffix_slash: '', dxcc_ituz: 28, latlng: [52.5, 13],
     });
     const usb = await lookup('callsign=DL1ABC&detail=full&band=20m&mode=USB');
     t.match(usb.body.data, {
@@ -79,7 +79,7 @@ t.test('lookup resource', async (t) => {
       ['DL1ABC/KH6', { dxcc: 'HAWAII', dxcc_id: '110', cont: 'OC', suffix_slash: null, dxcc_ituz: 61 }],
       ['W1AW/KH6', { dxcc_id: '110', suffix_slash: '' }],
       ['EA8/DL1ABC', { dxcc: 'CANARY IS.', dxcc_id: '29', suffix_slash: '' }],
-      ['IT9ABC', { dxcc: 'ITALY', dxcc_id: '248', dxcc_lat: '37.5' }],
+      ['IT9ABC', { dxcc: 'ITALY', dxcc_id: '248', dxcc_lat: '42.82' }],
       ['QQ1ABC', { dxcc: '', dxcc_id: '', dxcc_lat: '', dxcc_long: '', dxcc_cqz: '', cont: '', call_worked: false }],
     ];
     for (const [call, expected] of cases) {

@@ -63,6 +63,22 @@ t.test('api/private_lookup', async (t) => {
     t.equal(res.body.call_worked, false, 'another operator\'s QSO is not visible');
   });
 
+  t.test('the entity as the original gives it: ADIF name in capitals, flag emoji, entity position; latlng of the worked grid', async (t) => {
+    const lookup = async (callsign: string) => post(server, '/api/private_lookup', { key, callsign });
+    const england = await lookup('G4ABC');
+    t.match(england.body, { dxcc: 'ENGLAND', dxcc_id: '223', dxcc_flag: '\u{1f3f4}\u{e0067}\u{e0062}\u{e0065}\u{e006e}\u{e0067}\u{e007f}', dxcc_lat: '52.77', dxcc_long: '-1.47' });
+    t.strictSame(england.body.latlng, [51.520833, -0.125], 'the centre of IO91WM, the grid a QSO gave');
+    const germany = await lookup('DL1ABC');
+    t.match(germany.body, { dxcc: 'FEDERAL REPUBLIC OF GERMANY', dxcc_flag: '\u{1f1e9}\u{1f1ea}', dxcc_lat: '51', dxcc_long: '10', call_worked: false });
+    t.notOk('latlng' in germany.body, 'no grid known, no latlng');
+    t.match(germany.text, /"dxcc_flag": "\\ud83c\\udde9\\ud83c\\uddea"/, 'escaped as json_encode does');
+    // Sicily's prefix row has its own position; the entity (Italy) has another.
+    t.match((await lookup('IT9ABC')).body, { dxcc: 'ITALY', dxcc_id: '248', dxcc_lat: '42.82', dxcc_long: '12.58', dxcc_flag: '\u{1f1ee}\u{1f1f9}' });
+    t.match((await lookup('K1ABC')).body, { dxcc: 'UNITED STATES OF AMERICA', dxcc_flag: '\u{1f1fa}\u{1f1f8}' });
+    t.match((await lookup('EA8ABC')).body, { dxcc: 'CANARY IS.', dxcc_flag: '\u{1f1ea}\u{1f1f8}' }, 'a territory flies its country\'s flag');
+    t.match((await lookup('QQ1ABC')).body, { dxcc: '', dxcc_flag: '', dxcc_lat: '' });
+  });
+
   t.test('error answers', async (t) => {
     for (const body of [{ callsign: 'G4ABC' }, { key: 'nope', callsign: 'G4ABC' }, '{"key":']) {
       const res = await post(server, '/api/private_lookup', body);
