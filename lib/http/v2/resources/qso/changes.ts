@@ -98,7 +98,7 @@ export const listChanges: Handler = async (request) => {
     return { ...request.meta, cursor: encodeCursor({ ...position, horizon: Number(horizon), issuedAt: now }), has_more: changes.hasMore };
   };
   const body = jsonListEnvelope((item) => item, () => meta());
-  const client = await services.db.connect();
+  const client = await services.bulkDb.connect();
   try {
     const page = changePageSql(change, bounds);
     const rows = stationIds.length > 0
