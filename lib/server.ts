@@ -12,6 +12,7 @@ import type { RateLimitStore } from './ratelimit/types.js';
 import type { EventPublisher, Services } from './services.js';
 import { scheduleChangePruning } from './qso/changeRetention.js';
 import { appVersion } from './version.js';
+import { startCountCompaction } from './qso/counts.js';
 import { createApp } from './http/app.js';
 import { createPublisher } from './live/publisher.js';
 import type { ResourceDefinition } from './http/v2/resource.js';
@@ -82,6 +83,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     server.once('error', reject);
   });
   const port = (server.address() as AddressInfo).port;
+  const compaction = startCountCompaction(services.db, services.logger);
   const stopPruning = scheduleChangePruning(services.db, services.config.change_retention_days, (error) => {
     services.logger.warn('change feed retention failed', { error: error.message });
   });
@@ -98,6 +100,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
           server.closeIdleConnections();
         });
         await stopPruning();
+        await compaction.stop();
         await services.rateLimiter.close();
         await services.events.close();
       })();

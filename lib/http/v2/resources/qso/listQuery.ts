@@ -10,6 +10,7 @@ import { bandCondition, confirmedCondition, dateRangeConditions, modeCondition }
 import { qsoScope, scopeConditions, type QsoScope } from '../../../../qso/scope.js';
 import { qsoSelectList } from '../../../../qso/present.js';
 import { sinceIdBound } from '../../../../qso/changeBounds.js';
+import { bucketTotalSql } from '../../../../qso/counts.js';
 
 /**
  * GET /qso parameters and the SQL they become. Every query is written so that PostgreSQL can
@@ -44,6 +45,11 @@ export interface ListQuery {
   scope: QsoScope;
   /** Filter conditions on alias q (scope excluded), their values added to `params`. */
   filters(params: SqlParams): string[];
+  /**
+   * The same filters on qso_counts (alias c), or null when one of them is not kept there
+   * (callsign, dates, ids): the total is then counted over the QSOs.
+   */
+  bucketFilters(params: SqlParams): string[] | null;
 }
 
 function parseFormat(query: Record<string, string>): ListFormat {
@@ -101,6 +107,15 @@ export async function parseListQuery({ query, services, principal }: RequestCont
       conditions.push(...dateRangeConditions(since, until, params));
       return conditions;
     },
+    bucketFilters(params) {
+      if (callsign !== null || sinceId > 0 || idBelow !== null || since !== null || until !== null) return null;
+      const conditions: string[] = [];
+      const bandFilter = band === null ? null : bandCondition(band, params, 'c');
+      if (bandFilter !== null) conditions.push(bandFilter);
+      if (mode !== null) conditions.push(modeCondition(mode, params, 'c'));
+      if (qslTypes !== null) conditions.push(confirmedCondition(qslTypes, 'c'));
+      return conditions;
+    },
   };
 }
 
@@ -113,9 +128,11 @@ function where(list: ListQuery, params: SqlParams): string {
   return [...scopeConditions(list.scope, params), ...list.filters(params)].join(' AND ');
 }
 
-/** Number of QSOs matching the filters (`meta.total`). */
+/** Number of QSOs matching the filters (`meta.total`): a sum over qso_counts when it keeps every filter. */
 export function countSql(list: ListQuery): Sql {
   const params = new SqlParams();
+  const buckets = list.bucketFilters(params);
+  if (buckets !== null) return { text: bucketTotalSql([...scopeConditions(list.scope, params, 'c'), ...buckets]), values: params.values };
   return { text: `SELECT count(*)::int AS total FROM qso q WHERE ${where(list, params)}`, values: params.values };
 }
 
