@@ -19,6 +19,9 @@ export function decodedBody(req: IncomingMessage, limit: number): Readable {
   const counter = new ByteLimit(limit);
   const drain = () => stopReading(req);
   counter.once('error', drain);
+  // pipe() passes no error on: a client gone mid-upload ('aborted') must end the reading, and
+  // roll back an import fed from it, instead of leaving it waiting with its transaction open.
+  req.once('error', (error) => counter.destroy(error));
   if (encoding === 'identity') return req.pipe(counter);
   const gunzip = createGunzip();
   gunzip.once('error', (error) => {
