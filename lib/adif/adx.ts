@@ -1,17 +1,17 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { Transform } from 'node:stream';
-import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { createItemStream } from './parseStream.js';
 import { fieldRecords } from './spec.js';
 import { DEFAULT_MAX_FIELD_LENGTH } from './tokenizer.js';
 import { readDocument, type AdifItemSink } from './itemReader.js';
+import { XmlScanner } from './xmlScanner.js';
 import { excerpt } from './excerpt.js';
 import type { AdifHeader, AdifParseResult, AdifProblemCode } from './types.js';
 import { adifHeaderComment, createDocumentWriter, formatAdifTimestamp, type AdifFieldPairs, type AdifHeaderOptions } from './writer.js';
 
 /**
- * ADX (ADIF as XML). Reading is SAX-based and yields the same items as the
- * .adi reader; application fields (`<APP PROGRAMID FIELDNAME>`) become
+ * ADX (ADIF as XML). Reading goes through XmlScanner (linear time, bounded memory on any
+ * input) and yields the same items as the .adi reader; application fields (`<APP PROGRAMID FIELDNAME>`) become
  * `APP_{PROGRAMID}_{FIELDNAME}` and user-defined ones (`<USERDEF FIELDNAME>`)
  * their own name, as in .adi files.
  */
@@ -22,6 +22,8 @@ export interface AdxReaderOptions {
 }
 
 const MAX_XML_ERRORS = 100;
+/** Header comments kept (their text is capped by the scanner). */
+const MAX_HEADER_COMMENTS = 16;
 
 /** Which part of the document the reader is in. */
 type Section = 'none' | 'header' | 'records';
@@ -37,10 +39,12 @@ interface OpenField {
   tooLong: boolean;
 }
 
-function attribute(tag: SaxesTagPlain, name: string): string | undefined {
-  const exact = tag.attributes[name];
+type Attributes = Readonly<Record<string, string>>;
+
+function attribute(attributes: Attributes, name: string): string | undefined {
+  const exact = attributes[name];
   if (exact !== undefined) return exact;
-  for (const [key, value] of Object.entries(tag.attributes)) if (key.toUpperCase() === name) return value;
+  for (const [key, value] of Object.entries(attributes)) if (key.toUpperCase() === name) return value;
   return undefined;
 }
 
@@ -50,7 +54,7 @@ export class AdxReader {
   /** See AdifItemReader.recognized. */
   recognized = false;
   private readonly decoder = new StringDecoder('utf8');
-  private readonly parser = new SaxesParser<{ xmlns: false }>({ xmlns: false });
+  private readonly scanner: XmlScanner;
   /** Where items go during the push() or end() call under way. */
   private out: AdifItemSink = () => undefined;
 
@@ -69,33 +73,33 @@ export class AdxReader {
 
   constructor(options: AdxReaderOptions = {}) {
     this.maxFieldLength = options.maxFieldLength ?? DEFAULT_MAX_FIELD_LENGTH;
-    const parser = this.parser;
-    parser.on('opentag', (tag) => this.openTag(tag));
-    parser.on('closetag', () => this.closeTag());
-    parser.on('text', (text) => this.addText(text));
-    parser.on('cdata', (text) => this.addText(text));
-    parser.on('comment', (comment) => {
-      if (this.section === 'header' && this.depth === 2) this.headerComments.push(comment.trim());
-    });
-    parser.on('error', (error) => this.reportXmlError(error));
+    this.scanner = new XmlScanner({
+      openTag: (name, attributes) => this.openTag(name, attributes),
+      closeTag: () => this.closeTag(),
+      text: (text) => this.addText(text),
+      comment: (comment) => {
+        if (this.section === 'header' && this.depth === 2 && this.headerComments.length < MAX_HEADER_COMMENTS) this.headerComments.push(comment.trim());
+      },
+      error: (message) => this.reportXmlError(message),
+    }, this.maxFieldLength);
   }
 
   push(chunk: Buffer, sink: AdifItemSink): void {
     this.out = sink;
-    this.parser.write(this.decoder.write(chunk));
+    this.scanner.write(this.decoder.write(chunk));
   }
 
   end(sink: AdifItemSink): void {
     this.out = sink;
     const rest = this.decoder.end();
-    if (rest !== '') this.parser.write(rest);
-    this.parser.close();
+    if (rest !== '') this.scanner.write(rest);
+    this.scanner.end();
     this.emitHeader();
   }
 
-  private openTag(tag: SaxesTagPlain): void {
+  private openTag(tagName: string, attributes: Attributes): void {
     const depth = ++this.depth;
-    const name = tag.name.toUpperCase();
+    const name = tagName.toUpperCase();
     if (this.field) {
       this.report('ignored_element', `element ${name} inside field ${this.field.name} is ignored`);
       return;
@@ -109,13 +113,13 @@ export class AdxReader {
         this.section = 'records';
       }
     } else if (depth === 3 && this.section === 'header') {
-      if (name === 'USERDEF') this.openUserdefDefinition(tag, depth);
+      if (name === 'USERDEF') this.openUserdefDefinition(attributes, depth);
       else this.openField(name, depth);
     } else if (depth === 3 && this.section === 'records' && name === 'RECORD') {
       this.record = {};
-      this.recordLine = this.parser.line;
+      this.recordLine = this.scanner.line;
     } else if (depth === 4 && this.record) {
-      this.openField(this.recordFieldName(tag, name), depth);
+      this.openField(this.recordFieldName(attributes, name), depth);
     }
   }
 
@@ -166,17 +170,17 @@ export class AdxReader {
   }
 
   /** `<USERDEF FIELDID="n" ENUM|RANGE="{...}">NAME</USERDEF>` is the .adi header field USERDEFn = `NAME,{...}`. */
-  private openUserdefDefinition(tag: SaxesTagPlain, depth: number): void {
-    const id = attribute(tag, 'FIELDID');
+  private openUserdefDefinition(attributes: Attributes, depth: number): void {
+    const id = attribute(attributes, 'FIELDID');
     if (id === undefined) this.report('ignored_element', 'USERDEF in the header has no FIELDID');
-    const values = attribute(tag, 'ENUM') ?? attribute(tag, 'RANGE');
+    const values = attribute(attributes, 'ENUM') ?? attribute(attributes, 'RANGE');
     this.openField(id === undefined ? '' : `USERDEF${id}`, depth, values === undefined ? '' : `,${values}`);
   }
 
-  private recordFieldName(tag: SaxesTagPlain, name: string): string {
+  private recordFieldName(attributes: Attributes, name: string): string {
     if (name === 'APP') {
-      const programId = attribute(tag, 'PROGRAMID');
-      const fieldName = attribute(tag, 'FIELDNAME');
+      const programId = attribute(attributes, 'PROGRAMID');
+      const fieldName = attribute(attributes, 'FIELDNAME');
       if (!programId || !fieldName) {
         this.report('ignored_element', 'APP element without PROGRAMID or FIELDNAME is ignored');
         return '';
@@ -184,7 +188,7 @@ export class AdxReader {
       return `APP_${programId}_${fieldName}`.toUpperCase();
     }
     if (name === 'USERDEF') {
-      const fieldName = attribute(tag, 'FIELDNAME');
+      const fieldName = attribute(attributes, 'FIELDNAME');
       if (!fieldName) {
         this.report('ignored_element', 'USERDEF element without FIELDNAME is ignored');
         return '';
@@ -203,17 +207,15 @@ export class AdxReader {
     this.pendingProblems = [];
   }
 
-  /** saxes keeps going after an error and may report one per character of a non-XML file: the first ones are enough. */
-  private reportXmlError(error: Error): void {
+  /** The scanner keeps going after an error and may report one per character of a non-XML file: the first ones are enough. */
+  private reportXmlError(message: string): void {
     if (++this.xmlErrors > MAX_XML_ERRORS) return;
-    // saxes prefixes "line:column: "; the line is reported separately.
-    const match = /^(\d+):(\d+): (.*)$/s.exec(error.message);
-    const text = match ? `XML error at column ${match[2]}: ${match[3]}` : `XML error: ${error.message}`;
+    const text = `XML error at column ${this.scanner.column}: ${message}`;
     this.report('xml_error', this.xmlErrors === MAX_XML_ERRORS ? `${text} (further XML errors are not reported)` : text);
   }
 
   private report(code: AdifProblemCode, text: string): void {
-    const line = this.parser.line;
+    const line = this.scanner.line;
     if (!this.headerEmitted) this.pendingProblems.push({ line, code, text });
     else this.pushProblem(this.section === 'records' ? this.recordCount + 1 : 0, line, code, text);
   }

@@ -490,7 +490,9 @@ export class AdifTokenizer {
       value = asciiString(buf, valueStart, end);
     } else {
       end = this.multibyteValueEnd(buf, valueStart, length, final);
-      if (end === INCOMPLETE) return this.incomplete(buf, lt, len - lt + 1);
+      // Waiting for twice the tail, not one more byte, before judging again: a long value that
+      // arrives in small chunks is then rescanned a logarithmic number of times, not once a chunk.
+      if (end === INCOMPLETE) return this.incomplete(buf, lt, 2 * (len - lt));
       value = buf.toString('utf8', valueStart, end);
       newlines = 0;
       for (let i = valueStart; i < end; i++) if (buf[i] === LF) newlines++;

@@ -21,6 +21,9 @@ type Progress = ImportOptions['onProgress'];
 /** How much of the input's start is kept for an UnreadableInputError (which quotes less). */
 const FIRST_BYTES = 64;
 
+/** Most bytes read without letting the event loop run (a few milliseconds of work). */
+const SLICE_BYTES = 32 * 1024;
+
 /** Leading white space beyond this decides for .adi: an ADX document starts with its markup. */
 const MAX_SNIFF_BYTES = 64 * 1024;
 const BOM = [0xef, 0xbb, 0xbf];
@@ -80,13 +83,28 @@ export class AdifRowsTransform extends Transform {
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    try {
-      if (this.firstBytes.length < FIRST_BYTES) this.firstBytes = Buffer.concat([this.firstBytes, chunk.subarray(0, FIRST_BYTES)]);
-      this.bytes += chunk.length;
-      if (this.reader === null) this.start(chunk, false);
-      else this.readRows(this.reader, chunk);
-      this.progress();
+    this.readSlices(chunk, 0, callback);
+  }
+
+  /**
+   * Reads `chunk` from `from` on, a slice at a time, letting the event loop run between slices:
+   * a large chunk (v1's whole `string`) would otherwise hold it for as long as it takes to read.
+   */
+  private readSlices(chunk: Buffer, from: number, callback: TransformCallback): void {
+    if (this.destroyed) {
       callback();
+      return;
+    }
+    try {
+      const to = Math.min(chunk.length, from + SLICE_BYTES);
+      const slice = from === 0 && to === chunk.length ? chunk : chunk.subarray(from, to);
+      if (this.firstBytes.length < FIRST_BYTES) this.firstBytes = Buffer.concat([this.firstBytes, slice.subarray(0, FIRST_BYTES)]);
+      this.bytes += slice.length;
+      if (this.reader === null) this.start(slice, false);
+      else this.readRows(this.reader, slice);
+      this.progress();
+      if (to < chunk.length) setImmediate(() => this.readSlices(chunk, to, callback));
+      else callback();
     } catch (error) {
       callback(error as Error);
     }
