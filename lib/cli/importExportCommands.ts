@@ -1,4 +1,5 @@
 import { createWriteStream } from 'node:fs';
+import { createGzip } from 'node:zlib';
 import { open, unlink } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
@@ -9,6 +10,7 @@ import { importAdif } from '../import/pipeline.js';
 import { createProgressReporter } from '../import/progressReporter.js';
 import type { ImportSummary } from '../import/types.js';
 import { optionalString, requireId, UsageError, type Command } from './command.js';
+import { gunzipIfCompressed } from './gzipInput.js';
 
 /** Reading ADIF files in pieces of this size keeps the tokenizer's per-call overhead low. */
 const READ_CHUNK_BYTES = 256 * 1024;
@@ -45,9 +47,11 @@ export const importCommand: Command = {
     const stationId = requireId(values, 'station');
     const dryRun = values['dry-run'] === true;
     const config = loadConfig(optionalString(values, 'config'));
-    const { input, size } = await openInput(positionals[0]!);
+    const opened = await openInput(positionals[0]!);
+    const { input, compressed } = await gunzipIfCompressed(opened.input);
     const db = await database();
-    const progress = createProgressReporter(process.stderr, size);
+    // Progress counts decompressed bytes, so a compressed file's size says nothing about the end.
+    const progress = createProgressReporter(process.stderr, compressed ? null : opened.size);
     let summary: ImportSummary;
     try {
       summary = await importAdif(db.pool, input, {
@@ -60,6 +64,7 @@ export const importCommand: Command = {
     } finally {
       progress.finish();
       input.destroy();
+      opened.input.destroy();
     }
     const { firstId, lastId, ...counts } = summary;
     result({ ...counts, first_id: firstId, last_id: lastId, dry_run: dryRun }, humanSummary(summary, stationId, dryRun));
@@ -77,16 +82,19 @@ async function requireStation(db: pg.Pool, stationId: number): Promise<void> {
   if (rowCount === 0) throw new Error(`station location ${stationId} does not exist`);
 }
 
-/** Exports into `path`; a failed export leaves no partial file behind. */
+/** Exports into `path` (gzip-compressed when it ends in .gz); a failed export leaves no partial file behind. */
 async function exportToFile(db: pg.Pool, stationId: number, sinceId: number | undefined, path: string) {
-  const out: Writable = createWriteStream(path);
+  const file = createWriteStream(path);
+  const out: Writable = path.endsWith('.gz') ? createGzip() : file;
+  if (out !== file) out.pipe(file);
   try {
     const outcome = await exportAdifStream(db, { stationIds: [stationId], sinceId, commitSafe: sinceId !== undefined }, out);
     out.end();
-    await finished(out);
+    await finished(file);
     return outcome;
   } catch (error) {
     out.destroy();
+    file.destroy();
     await unlink(path).catch(() => undefined);
     throw error;
   }
@@ -94,7 +102,7 @@ async function exportToFile(db: pg.Pool, stationId: number, sinceId: number | un
 
 export const exportCommand: Command = {
   name: 'export',
-  usage: 'export --station ID [--since-id N] [-o FILE] [--json]',
+  usage: 'export --station ID [--since-id N] [-o FILE[.gz]] [--json]',
   options: { json: { type: 'boolean' }, station: { type: 'string' }, 'since-id': { type: 'string' }, output: { type: 'string', short: 'o' } },
   async run({ values, database, result }) {
     const stationId = requireId(values, 'station');

@@ -1,6 +1,7 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Services } from '../services.js';
+import { compress } from './middleware/compress.js';
 import { cors } from './middleware/cors.js';
 import { errorHandler } from './middleware/errorHandler.js';
 import { abandonOnDisconnect } from './middleware/abandon.js';
@@ -18,13 +19,14 @@ export interface AppOptions {
   resources?: ResourceDefinition[];
 }
 
-/** The Koa application: logging → CORS → errors → query scope (abandoned requests stop) → v2 space → openapi/manifest/metrics → v1 → live page → 404. */
+/** The Koa application: logging → CORS → gzip → errors → query scope (abandoned requests stop) → v2 space → openapi/manifest/metrics → v1 → live page → 404. */
 export function createApp(services: Services, options: AppOptions = {}): Koa {
   const resources = options.resources ?? v2Resources;
   const app = new Koa();
   app.proxy = services.config.trust_proxy;
   app.use(requestLog(services.logger, services.metrics));
   app.use(cors);
+  app.use(compress);
   app.use(errorHandler(services.logger));
   app.use(abandonOnDisconnect(services));
   app.use(v2Dispatcher(resources, services));

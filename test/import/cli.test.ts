@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import t from 'tap';
 import { parseAdif } from '../../lib/adif/tokenizer.js';
 import { createOperator } from '../helpers/fixtures.js';
@@ -14,7 +15,7 @@ t.test('logbook import and export', async (t) => {
   const db = await testDatabase(t);
   const op = await createOperator(db.pool, { callsign: 'DL1CLI' });
   const env = { ...process.env, DATABASE_URL: db.url, LOGBOOK_QUIET: '1' };
-  const run = (args: string[], input?: string) => spawnSync(process.execPath, [bin, ...args], { env, encoding: 'utf8', input });
+  const run = (args: string[], input?: string | Buffer) => spawnSync(process.execPath, [bin, ...args], { env, encoding: 'utf8', input });
   const dir = mkdtempSync(join(tmpdir(), 'logbook-cli-'));
   const file = join(dir, 'log.adi');
   writeFileSync(file, adifDocument([
@@ -119,6 +120,26 @@ t.test('logbook import and export', async (t) => {
     t.equal(since.status, 0);
     t.same(JSON.parse(since.stderr), { exported: 0, last_fetched_id: lastId });
     t.equal(parseAdif(since.stdout).records.length, 0);
+  });
+
+  t.test('gzip: import reads .gz files and compressed stdin, export -o x.adi.gz writes gzip', async (t) => {
+    const own = await createOperator(db.pool, { callsign: 'DL3CLI' });
+    const compressed = join(dir, 'log.adi.gz');
+    writeFileSync(compressed, gzipSync(adifDocument([qso('OH5GZ', '20240303', '1000', '20m', 'CW'), qso('OH6GZ', '20240303', '1001', '20m', 'CW')])));
+    const fromFile = run(['import', compressed, '--station', String(own.stationId), '--json']);
+    t.equal(fromFile.status, 0, fromFile.stderr);
+    t.match(JSON.parse(fromFile.stdout), { parsed: 2, imported: 2 });
+    const fromStdin = run(['import', '-', '--station', String(own.stationId), '--dry-run', '--json'],
+      gzipSync(adifDocument([qso('OH5GZ', '20240303', '1000', '20m', 'CW'), qso('OH7GZ', '20240303', '1002', '20m', 'CW')])));
+    t.equal(fromStdin.status, 0, fromStdin.stderr);
+    t.match(JSON.parse(fromStdin.stdout), { parsed: 2, imported: 1, skipped: 1, dry_run: true }, 'a dry run counts the stored duplicate');
+
+    const out = join(dir, 'out.adi.gz');
+    const exported = run(['export', '--station', String(own.stationId), '-o', out, '--json']);
+    t.equal(exported.status, 0, exported.stderr);
+    t.match(JSON.parse(exported.stdout), { exported: 2 });
+    const calls = parseAdif(gunzipSync(readFileSync(out)).toString('utf8')).records.map((r) => r.fields.CALL);
+    t.same(calls, ['OH5GZ', 'OH6GZ']);
   });
 
   t.test('errors go to stderr with a non-zero status', async (t) => {
