@@ -21,6 +21,18 @@ export interface WorkerConfig {
   redis_url?: string;
 }
 
+/** Background imports (POST /api/v2/qso with Prefer: respond-async). */
+export interface ImportJobsConfig {
+  /** Where uploads wait for their import (default: <LOGBOOK_HOME>/import-jobs). */
+  spool_dir?: string;
+  /** Queued or running jobs one owner may have at once. */
+  max_active_per_owner: number;
+  /** Spooled bytes (decompressed) of all queued and running jobs together. */
+  max_spool_bytes: number;
+  /** Jobs one process imports at the same time; the others wait queued. */
+  concurrency: number;
+}
+
 export interface Config {
   api_rate_limits: Record<string, RateLimit> | null;
   rate_limit_store: 'memory' | 'postgres' | 'redis';
@@ -36,6 +48,7 @@ export interface Config {
   /** Days the change feed keeps deletions; an older cursor answers 410 cursor_expired. */
   change_retention_days: number;
   metrics: { enabled: boolean; path: string };
+  import_jobs: ImportJobsConfig;
   /** Take the client address from X-Forwarded-For (behind a reverse proxy). */
   trust_proxy: boolean;
   /** PostgreSQL statement_timeout of the API's connections, in ms (0: none); exports and imports are exempt. */
@@ -96,6 +109,18 @@ const configSchema: JSONSchemaType<ConfigFile> = {
     },
     trust_proxy: { type: 'boolean', nullable: true },
     statement_timeout_ms: { type: 'integer', minimum: 0, maximum: 86_400_000, nullable: true },
+    import_jobs: {
+      type: 'object',
+      nullable: true,
+      additionalProperties: false,
+      required: [],
+      properties: {
+        spool_dir: { type: 'string', minLength: 1, nullable: true },
+        max_active_per_owner: { type: 'integer', minimum: 1, maximum: 100, nullable: true },
+        max_spool_bytes: { type: 'integer', minimum: 1024, nullable: true },
+        concurrency: { type: 'integer', minimum: 1, maximum: 16, nullable: true },
+      },
+    },
   },
 } as unknown as JSONSchemaType<ConfigFile>;
 
@@ -136,6 +161,7 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env, context: Con
     max_bulk_qsos: 10_000,
     change_retention_days: 90,
     metrics: { enabled: true, path: '/metrics' },
+    import_jobs: { max_active_per_owner: 3, max_spool_bytes: 4 * 1024 * 1024 * 1024, concurrency: 1 },
     trust_proxy: false,
     statement_timeout_ms: 30_000,
   };
@@ -157,6 +183,7 @@ export function buildConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
     api_rate_limits: file.api_rate_limits ?? null,
     worker: { ...file.worker },
     metrics: { ...base.metrics, ...file.metrics },
+    import_jobs: { ...base.import_jobs, ...file.import_jobs },
   };
   if (config.worker.url !== undefined && config.worker.urls !== undefined) {
     throw new ConfigError('config: worker.url and worker.urls exclude each other; list every worker in worker.urls');

@@ -16,6 +16,9 @@ import { startCountCompaction } from './qso/counts.js';
 import { createApp } from './http/app.js';
 import { createPublisher } from './live/publisher.js';
 import type { ResourceDefinition } from './http/v2/resource.js';
+import { ImportJobs } from './import/jobs/jobRunner.js';
+import { logbookHome } from './db/embedded.js';
+import { join } from 'node:path';
 
 const noEvents: EventPublisher = { publish: () => undefined, close: async () => undefined };
 
@@ -47,6 +50,7 @@ export interface ServiceOptions {
 }
 
 export function createServices(options: ServiceOptions): Services {
+  const events = options.events ?? eventPublisher(options.config, options.logger);
   return {
     db: options.db.pool,
     bulkDb: options.db.bulkPool,
@@ -54,7 +58,15 @@ export function createServices(options: ServiceOptions): Services {
     logger: options.logger,
     metrics: new Metrics(),
     rateLimiter: new RateLimiter(options.config.api_rate_limits, rateLimitStore(options.config, options.db), options.clock),
-    events: options.events ?? eventPublisher(options.config, options.logger),
+    events,
+    importJobs: new ImportJobs({
+      db: options.db.pool,
+      config: options.config.import_jobs,
+      defaultSpoolDir: join(logbookHome(), 'import-jobs'),
+      rowsPerBatch: options.config.import_batch_rows,
+      logger: options.logger.child({ component: 'import-jobs' }),
+      events,
+    }),
     version: appVersion,
   };
 }
@@ -76,6 +88,7 @@ export interface StartOptions extends ServiceOptions {
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const services = createServices(options);
+  await services.importJobs.start();
   const app = createApp(services, { resources: options.resources });
   const server = app.listen(options.port, options.host);
   await new Promise<void>((resolve, reject) => {
@@ -101,6 +114,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         });
         await stopPruning();
         await compaction.stop();
+        await services.importJobs.close();
         await services.rateLimiter.close();
         await services.events.close();
       })();

@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { Logger } from './log.js';
 import type { Metrics } from './metrics.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
+import type { ImportJobs } from './import/jobs/jobRunner.js';
 
 /** A sink for live-update events; the no-op one is used when no worker is configured. */
 export interface EventPublisher {
@@ -25,5 +26,7 @@ export interface Services {
   metrics: Metrics;
   rateLimiter: RateLimiter;
   events: EventPublisher;
+  /** Background imports of spooled uploads. */
+  importJobs: ImportJobs;
   version: string;
 }

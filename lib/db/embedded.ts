@@ -41,7 +41,8 @@ async function clusterPassword(home: string): Promise<string> {
   return password;
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid runs (on this host); EPERM: it runs as someone else. */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -1,4 +1,4 @@
-import { supportedVerbs, type JsonSchema, type Operation, type ResourceDefinition } from './v2/resource.js';
+import { requiredScope, supportedVerbs, type JsonSchema, type Operation, type ResourceDefinition, type Verb } from './v2/resource.js';
 
 const errorSchema: JsonSchema = {
   type: 'object',
@@ -48,7 +48,7 @@ function operationObject(resource: ResourceDefinition, verb: string, operation: 
     summary: operation.summary,
     tags: [resource.name],
     security: [{ bearer: [] }, { apiKey: [] }],
-    ...(resource.scoped ? { 'x-required-scope': `${resource.name}:${verb === 'get' ? 'read' : verb === 'delete' ? 'delete' : 'write'}` } : {}),
+    ...(resource.scoped ? { 'x-required-scope': requiredScope(resource, verb.toUpperCase() as Verb) } : {}),
     parameters: [
       ...(id ? [{ name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }] : []),
       ...queryParameters(operation.query),

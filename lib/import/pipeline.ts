@@ -46,8 +46,9 @@ async function runImport(db: pg.Pool, input: Readable, options: ImportOptions, t
     await createStagingTable(client);
     const processor = new RecordProcessor(station, options, dupes);
     const staging = new StagingWriter(client, options.stationId, { ...DEFAULT_LIMITS, rowsPerBatch: options.rowsPerBatch ?? DEFAULT_LIMITS.rowsPerBatch });
-    await pipeline(input, toRows(processor), staging);
+    await pipeline(input, toRows(processor), staging, ...(options.signal ? [{ signal: options.signal }] : []));
     const { stored } = staging;
+    options.signal?.throwIfAborted();
     await client.query('COMMIT');
     // Staged rows the INSERT left out lost a race with a concurrent writer: duplicates too.
     return summarize(processor, stored, processor.staged - stored.stored);

@@ -20,6 +20,8 @@ export interface ImportOptions {
   checkStationCallsign?: boolean;
   /** Rows moved from the staging table into `qso` at a time (default 25,000); tests set it small to fail an import after several batches. */
   rowsPerBatch?: number;
+  /** Aborting rolls the import back, even after the whole input was read (until it commits). */
+  signal?: AbortSignal;
   /** Called as input is consumed (per chunk of an ADIF document, per batch of JSON records; `bytes` is 0 for JSON records). */
   onProgress?: (progress: { records: number; bytes: number }) => void;
 }

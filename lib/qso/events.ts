@@ -11,7 +11,7 @@ export type QsoEvent =
  * `otherStationIds`, e.g. the station a QSO moved away from) and the owner's. Fire and forget:
  * a missing or failing worker must never fail or slow the request.
  */
-export function publishQsoEvent(services: Services, ownerId: number, event: QsoEvent, otherStationIds: number[] = []): void {
+export function publishQsoEvent(services: Pick<Services, 'events' | 'logger'>, ownerId: number, event: QsoEvent, otherStationIds: number[] = []): void {
   for (const topic of [event.station_id, ...otherStationIds].map(stationTopic).concat(userTopic(ownerId))) {
     try {
       services.events.publish(topic, event);

@@ -49,8 +49,9 @@ export function contentEncoding(req: IncomingMessage): 'identity' | 'gzip' {
 }
 
 /** Passes bytes through and fails with 413 once more than `limit` have passed. */
-class ByteLimit extends Transform {
-  private seen = 0;
+export class ByteLimit extends Transform {
+  /** Bytes passed so far. */
+  seen = 0;
 
   constructor(private readonly limit: number) {
     super();

@@ -4,10 +4,9 @@ import { metaFor, sendData } from '../envelope.js';
 import { parseJson, readRawBody, requireScalarObject } from '../body.js';
 import { validateAgainst } from '../validation.js';
 import { clientAddress } from '../clientAddress.js';
-import { scopeFor } from '../../auth/scopes.js';
 import type { Services } from '../../services.js';
 import { authenticate, presentedToken } from './principal.js';
-import { supportedVerbs, type Operation, type ResourceDefinition, type Verb } from './resource.js';
+import { requiredScope, supportedVerbs, type Operation, type ResourceDefinition, type Verb } from './resource.js';
 
 const PREFIX = /^(?:\/index\.php)?\/api\/v2(?=\/|$)/;
 
@@ -106,7 +105,7 @@ export function v2Dispatcher(resources: ResourceDefinition[], services: Services
     ctx.state.tokenId = principal.tokenId;
     await enforceRateLimit(services, `api_v2_${resource.name}`, `token_${principal.tokenId}`);
     if (resource.scoped) {
-      const required = scopeFor(resource.name, verb);
+      const required = requiredScope(resource, verb);
       if (!principal.scopes.has(required)) {
         throw new ApiError(403, 'insufficient_scope', `This request needs the scope ${required}`, { required_scope: required });
       }

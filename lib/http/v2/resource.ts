@@ -3,6 +3,7 @@ import type { Scalar } from '../body.js';
 import type { EnvelopeMeta } from '../envelope.js';
 import type { Services } from '../../services.js';
 import type { Principal } from './principal.js';
+import { scopeFor } from '../../auth/scopes.js';
 
 export type Verb = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -64,6 +65,8 @@ export interface ResourceDefinition {
   description: string;
   /** false: a valid token is enough (token, catalog); true: the verb's scope is needed. */
   scoped: boolean;
+  /** Scopes by verb when they are not `<name>:<action>` (import jobs are guarded by the qso scopes). */
+  scopes?: Partial<Record<Verb, string>>;
   list?: Operation;
   show?: Operation;
   create?: Operation;
@@ -80,6 +83,11 @@ export function supportedVerbs(resource: ResourceDefinition): Verb[] {
   if (resource.update) verbs.push('PATCH');
   if (resource.remove) verbs.push('DELETE');
   return verbs;
+}
+
+/** The scope a verb on a scoped resource needs. */
+export function requiredScope(resource: ResourceDefinition, verb: Verb): string {
+  return resource.scopes?.[verb] ?? scopeFor(resource.name, verb);
 }
 
 export type { Scalar };

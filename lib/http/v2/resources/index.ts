@@ -10,6 +10,7 @@ import { lookupResource } from './lookup/index.js';
 import { clubResource } from './club/index.js';
 import { catalogResource } from './catalog/index.js';
 import { tokenResource } from './token/index.js';
+import { importResource } from './import/index.js';
 
 /** Every v2 resource the server dispatches, in the order SPEC.md lists the segments (and the OpenAPI document shows them). */
 export const v2Resources: ResourceDefinition[] = [
@@ -24,4 +25,5 @@ export const v2Resources: ResourceDefinition[] = [
   clubResource,
   catalogResource,
   tokenResource,
+  importResource,
 ];

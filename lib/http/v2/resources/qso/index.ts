@@ -8,6 +8,7 @@ import { changeListSchema, changesQuerySchema, listChanges } from './changes.js'
 import {
   adifExportSchema, createBodySchema, importSummarySchema, listQuerySchema, qsoSchema, updateBodySchema, uploadBodies, uploadQuerySchema,
 } from './schemas.js';
+import { jobSchema } from '../import/present.js';
 
 /** Contacts of the token owner's station locations: list/export, one, create/import, update, delete. */
 export const qsoResource: ResourceDefinition = {
@@ -27,6 +28,10 @@ export const qsoResource: ResourceDefinition = {
     query: uploadQuerySchema,
     body: createBodySchema,
     otherBodies: uploadBodies,
+    otherResponses: {
+      200: { description: 'A dry run', data: importSummarySchema },
+      202: { description: 'A file upload with Prefer: respond-async (or async=true): the import job, at Location /api/v2/import/{id}', data: jobSchema },
+    },
     response: { oneOf: [qsoSchema, importSummarySchema] },
     handler: createQso,
   },

@@ -75,6 +75,7 @@ export const uploadQuerySchema: JsonSchema = {
   properties: {
     station_profile_id: text('File uploads: the owned station location the QSOs go to (a form may send it as a field before the file)'),
     dryrun: text('File uploads: true to check only; the summary then counts what a real run would import, skip and fail'),
+    async: text('File uploads: true to answer 202 at once with an import job (as Prefer: respond-async does); see /api/v2/import'),
   },
 };
 
@@ -92,7 +93,7 @@ export const uploadBodies: Record<string, JsonSchema> = {
   'multipart/form-data': {
     type: 'object',
     description: 'A form: optional station_profile_id and dryrun fields before one file part',
-    properties: { station_profile_id: { type: 'string' }, dryrun: { type: 'string' }, file: documentBody },
+    properties: { station_profile_id: { type: 'string' }, dryrun: { type: 'string' }, async: { type: 'string' }, file: documentBody },
     required: ['file'],
   },
 };

@@ -1,9 +1,14 @@
+import { createWriteStream } from 'node:fs';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
-import { validationError } from '../../../errors.js';
-import { isBlank } from '../../../bodyValues.js';
+import { pipeline } from 'node:stream/promises';
+import { conflict, validationError } from '../../../errors.js';
+import { asBoolean, isBlank } from '../../../bodyValues.js';
+import { ByteLimit } from '../../../upload/bodyStream.js';
 import { readMultipart } from '../../../upload/multipart.js';
+import { restrictedOperator } from '../../principal.js';
 import type { HandlerResult, RequestContext } from '../../resource.js';
 import { importAdif } from '../../../../import/pipeline.js';
+import { presentJob } from '../import/present.js';
 import { ownedStation } from './scope.js';
 import { announceImport, importAnswer, importOptions, parseDryRun, readableSummary } from './importAnswer.js';
 
@@ -14,11 +19,22 @@ import { announceImport, importAnswer, importOptions, parseDryRun, readableSumma
  */
 
 /** Names that steer an upload, read from the query and from form fields. */
-const SETTINGS = new Set(['station_profile_id', 'dryrun']);
+const SETTINGS = new Set(['station_profile_id', 'dryrun', 'async']);
 
 interface UploadSettings {
   stationId: number;
   dryRun: boolean;
+  /** Answer 202 at once and import in the background (an import job). */
+  async: boolean;
+}
+
+/** `Prefer: respond-async` (RFC 7240), or `async=true` for clients that cannot set headers (a plain HTML form). */
+function wantsAsync(request: RequestContext, value: string | undefined): boolean {
+  if (/(?:^|,)\s*respond-async\s*(?:[;,]|$)/i.test(request.ctx.get('prefer'))) return true;
+  if (value === undefined) return false;
+  const flag = asBoolean(value);
+  if (flag === undefined) throw validationError('Parameter "async" must be true or false', { field: 'async' });
+  return flag;
 }
 
 async function uploadSettings(request: RequestContext, values: Readonly<Record<string, string>>): Promise<UploadSettings> {
@@ -28,7 +44,7 @@ async function uploadSettings(request: RequestContext, values: Readonly<Record<s
     });
   }
   const station = await ownedStation(request, values.station_profile_id);
-  return { stationId: station.id, dryRun: parseDryRun(values.dryrun) };
+  return { stationId: station.id, dryRun: parseDryRun(values.dryrun), async: wantsAsync(request, values.async) };
 }
 
 /** Imports the document and answers with the summary. */
@@ -40,9 +56,45 @@ async function importDocument(request: RequestContext, settings: UploadSettings,
   return answer;
 }
 
+/**
+ * Spools the document under the data folder and answers 202 with the job; the import runs in
+ * the background (lib/import/jobs). The job's bounds (jobs per owner, spool room) are checked
+ * before a byte is spooled.
+ */
+async function spoolJob(request: RequestContext, settings: UploadSettings, document: Readable, fileName: string | null): Promise<HandlerResult> {
+  const { services, principal, ctx } = request;
+  const jobs = services.importJobs;
+  const admission = await jobs.admit({
+    userId: principal.userId, stationId: settings.stationId, dryRun: settings.dryRun, operator: restrictedOperator(principal), fileName,
+  });
+  if (!admission.ok) {
+    const max = services.config.import_jobs.max_active_per_owner;
+    throw admission.reason === 'owner_busy'
+      ? conflict(`${admission.active} import jobs of yours are queued or running; at most ${max} at once`, { active: admission.active, max })
+      : conflict('The import spool is full; try again when running imports have finished', { reason: 'spool_full' });
+  }
+  const { job, spoolRoom } = admission;
+  const counter = new ByteLimit(Math.min(spoolRoom, services.config.max_body_bytes));
+  try {
+    await pipeline(document, counter, createWriteStream(job.spoolPath, { flags: 'wx' }));
+  } catch (error) {
+    await jobs.discard(job);
+    throw error;
+  }
+  await jobs.received(job, counter.seen);
+  const prefix = ctx.path.startsWith('/index.php/') ? '/index.php' : '';
+  const headers: Record<string, string> = { Location: `${prefix}/api/v2/import/${job.id}` };
+  if (/respond-async/i.test(ctx.get('prefer'))) headers['Preference-Applied'] = 'respond-async';
+  return { data: presentJob({ ...job, bytesTotal: counter.seen }), status: 202, headers };
+}
+
+function receive(request: RequestContext, settings: UploadSettings, document: Readable, fileName: string | null): Promise<HandlerResult> {
+  return settings.async ? spoolJob(request, settings, document, fileName) : importDocument(request, settings, document);
+}
+
 /** A document sent as the request body. */
 export async function documentUpload(request: RequestContext, body: Readable): Promise<HandlerResult> {
-  return importDocument(request, await uploadSettings(request, request.query), body);
+  return receive(request, await uploadSettings(request, request.query), body, null);
 }
 
 /** A form: the file part streams into the import while the form is read. */
@@ -55,12 +107,12 @@ export async function formUpload(request: RequestContext, body: Readable, bounda
         if (running && SETTINGS.has(name)) throw validationError(`Form field "${name}" must come before the file part`, { field: name });
         values[name] = value;
       },
-      async onFile() {
+      async onFile(_field, filename) {
         const settings = await uploadSettings(request, values);
         const sink = new PassThrough();
         // Destroyed after the import has finished reading it (a bad form tail), its error has no other listener.
         sink.on('error', () => undefined);
-        const answer = importDocument(request, settings, sink);
+        const answer = receive(request, settings, sink, filename || null);
         answer.catch(() => undefined); // awaited below; this only keeps an early failure from going unhandled
         running = { sink, answer };
         return sink;
