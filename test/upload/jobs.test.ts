@@ -60,7 +60,7 @@ t.test('import jobs: Prefer: respond-async, progress, list, cancel, bounds', asy
     t.equal(res.body.data.file_name, 'more.adi');
     const job = await waitForJob(server, op.token, res.headers.get('location')!, (j) => j.state === 'done');
     t.match(job.summary, { imported: 3 });
-    const empty = await upload(`?station_profile_id=${op.stationId}&async=true`, 'nothing here', { 'content-type': 'text/plain' });
+    const empty = await upload(`?station_profile_id=${op.stationId}&async=true`, 'an empty log <EOH>\n', { 'content-type': 'text/plain' });
     t.equal(empty.status, 202);
     const failed = await waitForJob(server, op.token, empty.headers.get('location')!, (j) => j.state !== 'queued' && j.state !== 'running');
     t.match(failed, { state: 'failed', error: 'No QSO records found', summary: { parsed: 0 } });
