@@ -61,6 +61,7 @@ export function createServices(options: ServiceOptions): Services {
     events,
     importJobs: new ImportJobs({
       db: options.db.pool,
+      importDb: options.db.bulkPool,
       config: options.config.import_jobs,
       defaultSpoolDir: join(logbookHome(), 'import-jobs'),
       rowsPerBatch: options.config.import_batch_rows,

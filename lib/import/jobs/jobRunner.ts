@@ -9,6 +9,7 @@ import type { Logger } from '../../log.js';
 import type { EventPublisher } from '../../services.js';
 import { userTopic } from '../../live/topics.js';
 import { isAlive } from '../../db/embedded.js';
+import { QueryScope, runInQueryScope } from '../../db/queryScope.js';
 import { publishQsoEvent } from '../../qso/events.js';
 import { importAdif } from '../pipeline.js';
 import type { ImportSummary } from '../types.js';
@@ -38,7 +39,10 @@ export interface ImportProgressEvent {
 }
 
 export interface ImportJobsOptions {
+  /** Job rows. */
   db: pg.Pool;
+  /** The imports themselves (the pool without a statement timeout). */
+  importDb: pg.Pool;
   config: ImportJobsConfig;
   /** Default spool folder when the config names none. */
   defaultSpoolDir: string;
@@ -82,7 +86,9 @@ export class ImportJobs {
   async received(job: ImportJob, bytes: number): Promise<void> {
     await markReceived(this.options.db, job.id, bytes);
     this.queue.push(job.id);
-    this.pump();
+    // The job outlives the request: it must not run in the request's query scope, whose
+    // connections are terminated when that client goes away.
+    runInQueryScope(new QueryScope(), () => this.pump());
   }
 
   /** The upload failed: the job and its spool go (the client got an error, never a job). */
@@ -141,7 +147,7 @@ export class ImportJobs {
     }, PROGRESS_INTERVAL_MS);
     let finished: ImportJob | null;
     try {
-      const summary = await importAdif(db, input, {
+      const summary = await importAdif(this.options.importDb, input, {
         stationId: job.stationId, frequencyUnit: 'MHz', dryRun: job.dryRun, operator: job.operator,
         rowsPerBatch: this.options.rowsPerBatch, signal: controller.signal, onProgress: (now) => Object.assign(progress, now),
       });
