@@ -12,9 +12,10 @@ const benchmarks = {
   export: ['benchmarks/export.ts'],
   'qso-list': ['benchmarks/qso-list.ts'],
   confirmation: ['benchmarks/confirmation.ts'],
+  workers: ['benchmarks/workers.ts'],
   worker: ['benchmarks/worker/run.ts'],
 };
-const needsDatabase = new Set(['import', 'export', 'qso-list', 'confirmation']);
+const needsDatabase = new Set(['import', 'export', 'qso-list', 'confirmation', 'workers']);
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const extra = process.argv.slice(2).filter((a) => a.startsWith('--'));
