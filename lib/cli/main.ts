@@ -3,6 +3,7 @@ import { openDatabase, type Database } from '../db/database.js';
 import { ConfigError } from '../config.js';
 import { createLogger } from '../log.js';
 import { UsageError, type Command, type OptionValues } from './command.js';
+import { commandHelp, overview } from './help.js';
 import { clubMemberAdd, clubMemberRemove, logbookAdd, stationAdd, userAdd } from './accountCommands.js';
 import { keyCreate, tokenCreate, tokenList, tokenRevoke } from './tokenCommands.js';
 import { migrateCommand, serveCommand } from './serverCommands.js';
@@ -10,13 +11,13 @@ import { exportCommand, importCommand } from './importExportCommands.js';
 import { workerCommand } from './workerCommand.js';
 import { appVersion } from '../version.js';
 
-const commands: Command[] = [
+export const commands: Command[] = [
   serveCommand, migrateCommand, userAdd, clubMemberAdd, clubMemberRemove, stationAdd, logbookAdd,
   tokenCreate, tokenRevoke, tokenList, keyCreate, importCommand, exportCommand, workerCommand,
 ];
 
 function usage(): string {
-  return ['usage: logbook <command> [options]', '       logbook --version', '', ...commands.map((c) => `  ${c.usage}`)].join('\n');
+  return overview(commands);
 }
 
 /** The command whose words start argv, longest name first ("club member add" before "club"). */
@@ -34,7 +35,20 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${appVersion}\n`);
     return 0;
   }
+  if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help')) {
+    process.stdout.write(`${usage()}\n`);
+    return 0;
+  }
+  const asked = argv[0] === 'help' ? findCommand(argv.slice(1)) : null;
+  if (asked && asked.rest.length === 0) {
+    process.stdout.write(`${commandHelp(asked.command)}\n`);
+    return 0;
+  }
   const found = findCommand(argv);
+  if (found && (found.rest.includes('--help') || found.rest.includes('-h'))) {
+    process.stdout.write(`${commandHelp(found.command)}\n`);
+    return 0;
+  }
   if (!found) {
     process.stderr.write(`${argv.length ? `logbook: unknown command "${argv.join(' ')}"\n` : ''}${usage()}\n`);
     return 2;

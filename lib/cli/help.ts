@@ -1,0 +1,104 @@
+import type { Command } from './command.js';
+
+/**
+ * What `logbook --help`, `logbook help <command>` and `<command> --help` print: one line per
+ * command and per flag. Kept apart from the commands so that one table holds every text; a
+ * test checks that each declared option has its line.
+ */
+interface CommandHelp {
+  summary: string;
+  flags: Record<string, string>;
+}
+
+const json = { json: 'print exactly one JSON object instead of a sentence' };
+const config = { config: 'JSON configuration file (also $LOGBOOK_CONFIG)' };
+
+export const COMMAND_HELP: Record<string, CommandHelp> = {
+  serve: {
+    summary: 'run the v1 + v2 API, the browser app at / and the live page',
+    flags: { port: 'TCP port (default 8080, or $PORT)', host: 'address to listen on (default 127.0.0.1)', ...config, workers: 'API processes sharing the port (default: number of CPUs)' },
+  },
+  migrate: { summary: 'apply the sql/ migrations', flags: { ...json } },
+  'user add': {
+    summary: 'create a user account',
+    flags: {
+      username: 'login name (unique)', callsign: 'the user\'s callsign', email: 'e-mail address', firstname: 'first name', lastname: 'last name',
+      locator: 'Maidenhead locator', language: 'user interface language', club: 'a clubstation account', admin: 'an instance administrator', ...json,
+    },
+  },
+  'club member add': {
+    summary: 'make a user a member of a clubstation',
+    flags: { club: 'clubstation user id', user: 'member user id', level: 'member (3), member_adif (6) or officer (9)', ...json },
+  },
+  'club member remove': { summary: 'withdraw a club membership', flags: { club: 'clubstation user id', user: 'member user id', ...json } },
+  'station add': {
+    summary: 'create a station location',
+    flags: {
+      user: 'owner user id', name: 'location name', callsign: 'station callsign', gridsquare: 'Maidenhead locator', city: 'city',
+      dxcc: 'DXCC entity number (default: from the callsign)', cq: 'CQ zone (default: from the callsign)', itu: 'ITU zone (default: from the callsign)',
+      active: 'make it the user\'s active location', ...json,
+    },
+  },
+  'logbook add': {
+    summary: 'create a logbook (a public slug over some locations)',
+    flags: { user: 'owner user id', name: 'logbook name', slug: 'public slug (default: from the name)', stations: 'comma-separated station location ids', ...json },
+  },
+  'token create': {
+    summary: 'create a v2 API token (shown once)',
+    flags: {
+      user: 'owner user id', name: 'token name', scopes: 'comma-separated scopes such as qso:read,qso:write', expires: '30, 90, 365 (days) or never',
+      'expires-at': 'exact expiry (ISO 8601)', club: 'a clubstation the token acts for (the user must be a member)', ...json,
+    },
+  },
+  'token revoke': { summary: 'revoke a v2 token by id', flags: { ...json } },
+  'token list': { summary: 'list a user\'s v2 tokens (metadata only)', flags: { user: 'owner user id', ...json } },
+  'key create': { summary: 'create a legacy v1 API key', flags: { user: 'owner user id', rw: 'read-write key (default)', ro: 'read-only key', ...json } },
+  import: {
+    summary: 'import an ADIF or ADX file (.gz too, or - for stdin) into a station location',
+    flags: {
+      station: 'station location id', 'dry-run': 'check only: count what would be imported, skipped as duplicates and failed', ...json,
+      config: 'JSON configuration file (import_batch_rows)',
+    },
+  },
+  export: {
+    summary: 'export a station location as ADIF (stdout, or a file)',
+    flags: { station: 'station location id', 'since-id': 'only QSOs with an id above N', output: 'write to FILE (gzip when it ends in .gz)', ...json },
+  },
+  worker: {
+    summary: 'run the live-update worker (WebSockets)',
+    flags: {
+      'ws-port': 'browser WebSocket port (default 9000)', 'internal-port': 'port the API publishes to (default 9001)',
+      'ws-bind': 'address of the WebSocket port', 'internal-bind': 'address of the internal port', ...config,
+    },
+  },
+};
+
+/** `logbook --help`: every command with its summary. */
+export function overview(commands: readonly Command[]): string {
+  const width = Math.max(...commands.map((c) => c.name.length));
+  return [
+    'usage: logbook <command> [options]',
+    '       logbook help <command>     (or: logbook <command> --help)',
+    '       logbook --version',
+    '',
+    'commands:',
+    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${COMMAND_HELP[c.name]?.summary ?? ''}`),
+  ].join('\n');
+}
+
+/** One command's usage line and one line per flag. */
+export function commandHelp(command: Command): string {
+  const help = COMMAND_HELP[command.name];
+  const flags = Object.entries(command.options).map(([name, spec]) => {
+    const short = spec.short ? `-${spec.short}, ` : '';
+    const value = spec.type === 'string' ? ' VALUE' : '';
+    return [`  ${short}--${name}${value}`, help?.flags[name] ?? ''] as const;
+  });
+  const width = Math.max(0, ...flags.map(([flag]) => flag.length));
+  return [
+    `usage: logbook ${command.usage}`,
+    ...(help ? ['', help.summary] : []),
+    ...(flags.length ? ['', 'options:', ...flags.map(([flag, text]) => `${flag.padEnd(width)}  ${text}`)] : []),
+    `  ${'--help'.padEnd(width - 2)}  this text`,
+  ].join('\n');
+}
