@@ -4,6 +4,7 @@
  * measured in the same run. Uses a database of its own, created and dropped here.
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/import.ts [--qsos 1000000 --small 100000]
+ *   … benchmarks/import.ts --feed-cost [--rounds 4]   (the change feed's column and index: with and without, alternating)
  *
  * Needs bin/logbook.js compiled (npm run build) and /usr/bin/time (GNU time) for the peak RSS.
  * Data: benchmarks/data/qsos-1m.adi and qsos-100k.adi, generated when missing.
@@ -25,6 +26,7 @@ import { insertOneQso } from '../lib/import/insertOne.js';
 import { RecordProcessor } from '../lib/import/recordProcessor.js';
 import { AdifRowsTransform } from '../lib/import/rowStreams.js';
 import { INSERT_COLUMNS } from '../lib/import/rowValues.js';
+import { beginQsoWriteForStations } from '../lib/qso/writeLock.js';
 import { writeGeneratedAdif } from './generate-adif.js';
 import { numberOption, scratchDatabase } from './lib/scratch.js';
 
@@ -105,13 +107,17 @@ async function writeCopyRows(db: pg.Pool, adifPath: string, stationId: number, c
   return processor.staged;
 }
 
-/** Raw COPY of prepared rows into qso (all indexes, the foreign key), committed. */
-async function copyCeiling(db: pg.Pool, copyPath: string): Promise<number> {
+/**
+ * Raw COPY of prepared rows into qso (all indexes, the foreign key), committed. Like every QSO
+ * writer it declares itself to the change feed first (one statement, sql/007_change_feed.sql).
+ */
+async function copyCeiling(db: pg.Pool, copyPath: string, stationId: number): Promise<number> {
   const client = await db.connect();
   try {
     const columns = ['station_id', ...INSERT_COLUMNS.map((column) => column.name)].join(', ');
     const started = process.hrtime.bigint();
     await client.query('BEGIN');
+    await beginQsoWriteForStations(client, [stationId]);
     await pipeline(createReadStream(copyPath, { highWaterMark: 256 * 1024 }), client.query(copyFrom(`COPY qso (${columns}) FROM STDIN`)));
     await client.query('COMMIT');
     return Number(process.hrtime.bigint() - started) / 1e9;
@@ -166,11 +172,80 @@ function observeImport(db: pg.Pool, otherStationId: number): { stop(): Promise<O
   };
 }
 
+/** The schema as before the change feed: no txid column (so no default stamping it) and no qso_station_txid index. */
+async function setFeedColumn(pool: pg.Pool, present: boolean): Promise<void> {
+  const { rows } = await pool.query('SELECT 1 FROM information_schema.columns WHERE table_name = $1 AND column_name = $2', ['qso', 'txid']);
+  if (present && rows.length === 0) {
+    await pool.query(`ALTER TABLE qso ADD COLUMN txid xid8 NOT NULL DEFAULT '0'`);
+    await pool.query('ALTER TABLE qso ALTER COLUMN txid SET DEFAULT pg_current_xact_id()');
+    await pool.query('CREATE INDEX qso_station_txid ON qso (station_id, txid, id)');
+  } else if (!present && rows.length > 0) {
+    await pool.query('ALTER TABLE qso DROP COLUMN txid');
+  }
+}
+
+/**
+ * --feed-cost: what the change feed's column and index cost an import. Pairs of (ceiling COPY,
+ * then `logbook import` of the same file into an empty location), with the feed's `txid` column
+ * and index and without them, in the order with, without, without, with (--rounds 2: with,
+ * without), on the same scratch database: the ratio to the ceiling and the import's own rows/s
+ * of each, so the difference shows beside the run-to-run spread.
+ */
+async function feedCost(db: Database, big: string, bigCount: number): Promise<void> {
+  const pool = db.pool;
+  const rounds = numberOption('rounds', 4);
+  const ceilingStation = await newStation(db, 'DL0CEIL');
+  const copyPath = join(dataDir, `qsos-${label(bigCount)}.copy`);
+  const rows = await writeCopyRows(pool, big, ceilingStation, copyPath);
+  const results: Array<{ feed: boolean; ceiling: number; imported: number; ratio: number }> = [];
+  for (let round = 0; round < rounds; round++) {
+    const feed = [true, false, false, true][round % 4]!;
+    await pool.query('TRUNCATE qso CASCADE');
+    await setFeedColumn(pool, feed);
+    await pool.query('VACUUM ANALYZE qso');
+    await pool.query('CHECKPOINT');
+    const what = feed ? 'with the feed (txid column + index)' : 'without (no txid column, no index)';
+    console.log(`\n${what}: ${machine()}`);
+    const ceiling = report('  ceiling: raw COPY into qso', rows, await copyCeiling(pool, copyPath, ceilingStation), statSync(copyPath).size);
+    await pool.query('TRUNCATE qso CASCADE');
+    await pool.query('VACUUM ANALYZE qso');
+    await pool.query('CHECKPOINT');
+    const station = await newStation(db, `DL${round}FC`);
+    const run = await runCli(['import', big, '--station', String(station), '--json'], db.url);
+    const summary = JSON.parse(run.stdout) as { imported: number };
+    const imported = report(`  logbook import, ${label(bigCount)} QSOs`, summary.imported, run.seconds, statSync(big).size, `, peak RSS ${run.peakRssMb.toFixed(0)} MB`);
+    results.push({ feed, ceiling, imported, ratio: imported / ceiling });
+    console.log(`  ratio to the ceiling: ${((imported / ceiling) * 100).toFixed(0)} %`);
+  }
+  await setFeedColumn(pool, true);
+  const mean = (feed: boolean, key: 'ceiling' | 'imported' | 'ratio') => {
+    const some = results.filter((r) => r.feed === feed);
+    return some.reduce((sum, r) => sum + r[key], 0) / some.length;
+  };
+  console.log(`\n| | ceiling rows/s | import rows/s | ratio |\n|---|---|---|---|`);
+  for (const r of results) console.log(`| ${r.feed ? 'with the feed' : 'without'} | ${Math.round(r.ceiling)} | ${Math.round(r.imported)} | ${(r.ratio * 100).toFixed(0)} % |`);
+  console.log(
+    `with the feed: ratio ${(mean(true, 'ratio') * 100).toFixed(1)} %, import ${Math.round(mean(true, 'imported'))} rows/s; ` +
+      `without: ratio ${(mean(false, 'ratio') * 100).toFixed(1)} %, import ${Math.round(mean(false, 'imported'))} rows/s; ` +
+      `import with the feed against the ceiling without it: ${((mean(true, 'imported') / mean(false, 'ceiling')) * 100).toFixed(1)} %`,
+  );
+  console.log(machine());
+}
+
 async function main(): Promise<void> {
   console.log(machine());
   const bigCount = numberOption('qsos', 1_000_000);
   const smallCount = numberOption('small', 100_000);
   const big = await ensureFile(bigCount);
+  if (process.argv.includes('--feed-cost')) {
+    const db = await scratchDatabase('import');
+    try {
+      await feedCost(db, big, bigCount);
+    } finally {
+      await db.dispose();
+    }
+    return;
+  }
   const small = await ensureFile(smallCount);
   const bigBytes = statSync(big).size;
   const db = await scratchDatabase('import');
@@ -180,7 +255,7 @@ async function main(): Promise<void> {
     const copyPath = join(dataDir, `qsos-${label(bigCount)}.copy`);
     const rows = await writeCopyRows(pool, big, ceilingStation, copyPath);
     await pool.query('CHECKPOINT');
-    const ceiling = report('ceiling: raw COPY into qso (all indexes)', rows, await copyCeiling(pool, copyPath), statSync(copyPath).size);
+    const ceiling = report('ceiling: raw COPY into qso (all indexes)', rows, await copyCeiling(pool, copyPath, ceilingStation), statSync(copyPath).size);
     await pool.query('TRUNCATE qso CASCADE');
     await pool.query('VACUUM ANALYZE qso');
 

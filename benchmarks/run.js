@@ -13,9 +13,10 @@ const benchmarks = {
   'qso-list': ['benchmarks/qso-list.ts'],
   confirmation: ['benchmarks/confirmation.ts'],
   workers: ['benchmarks/workers.ts'],
+  'change-feed': ['benchmarks/change-feed.ts'],
   worker: ['benchmarks/worker/run.ts'],
 };
-const needsDatabase = new Set(['import', 'export', 'qso-list', 'confirmation', 'workers']);
+const needsDatabase = new Set(['import', 'export', 'qso-list', 'confirmation', 'workers', 'change-feed']);
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const extra = process.argv.slice(2).filter((a) => a.startsWith('--'));
