@@ -19,9 +19,13 @@ CREATE TABLE qso_counts (
   eqsl_qsl_rcvd               text,
   qrzcom_qso_download_status  text,
   clublog_qso_download_status text,
-  n                           bigint NOT NULL
+  n                           bigint NOT NULL,
+  -- true for the one row per bucket a compaction leaves; writers append unfolded rows.
+  folded                      boolean NOT NULL DEFAULT false
 );
 CREATE INDEX qso_counts_station ON qso_counts (station_id);
+-- The compaction looks for locations with many unfolded rows without reading the folded ones.
+CREATE INDEX qso_counts_unfolded ON qso_counts (station_id) WHERE NOT folded;
 
 CREATE FUNCTION qso_counts_bucket_sql(p_rows text, p_sign text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
   SELECT format($f$SELECT station_id, operator, band, mode, submode,
@@ -41,7 +45,9 @@ BEGIN
     ELSE qso_counts_bucket_sql('new_rows', '1') || ' UNION ALL ' || qso_counts_bucket_sql('old_rows', '-1')
   END;
   -- An update that moves no QSO between buckets (most do not) adds nothing.
-  EXECUTE 'INSERT INTO qso_counts SELECT station_id, operator, band, mode, submode, p, a, b, c, d, e, sum(n)
+  EXECUTE 'INSERT INTO qso_counts (station_id, operator, band, mode, submode, prop_mode, qsl_rcvd, lotw_qsl_rcvd,
+             eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status, n)
+           SELECT station_id, operator, band, mode, submode, p, a, b, c, d, e, sum(n)
            FROM (' || parts || ') AS r (station_id, operator, band, mode, submode, p, a, b, c, d, e, n)
            GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 HAVING sum(n) <> 0';
   RETURN NULL;
@@ -60,5 +66,5 @@ SELECT station_id, operator, band, mode, submode,
   CASE WHEN prop_mode = 'SAT' THEN 'SAT' END,
   CASE WHEN qsl_rcvd = 'Y' THEN 'Y' END, CASE WHEN lotw_qsl_rcvd = 'Y' THEN 'Y' END,
   CASE WHEN eqsl_qsl_rcvd = 'Y' THEN 'Y' END, CASE WHEN qrzcom_qso_download_status = 'Y' THEN 'Y' END,
-  CASE WHEN clublog_qso_download_status = 'Y' THEN 'Y' END, count(*)
+  CASE WHEN clublog_qso_download_status = 'Y' THEN 'Y' END, count(*), true
 FROM qso GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11;

@@ -12,7 +12,7 @@ import type { Logger } from '../log.js';
 const BUCKET_COLUMNS = `station_id, operator, band, mode, submode, prop_mode, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd,
   qrzcom_qso_download_status, clublog_qso_download_status`;
 
-/** A location is compacted once it has this many rows (each write statement appends one per bucket it touched). */
+/** A location is compacted once writers appended this many rows (one per bucket a write statement touched). */
 const COMPACT_ABOVE_ROWS = 256;
 
 /** Locations folded per compaction statement, so that one round stays short. */
@@ -27,7 +27,8 @@ export function bucketTotalSql(conditions: readonly string[]): string {
 }
 
 /**
- * Folds every busy location's rows into one per non-empty bucket, in one transaction: the
+ * Folds the rows of locations with many unfolded ones into one per non-empty bucket (a location
+ * whose writers were quiet is left alone, however many buckets it has), in one transaction: the
  * rows it deletes are committed ones, so counts of writers still running stay untouched and
  * every snapshot sums to the same totals before and after. Returns the locations folded.
  */
@@ -37,11 +38,12 @@ export async function compactQsoCounts(pool: pg.Pool, aboveRows = COMPACT_ABOVE_
     if (!rows[0]!.locked) return 0;
     const result = await client.query<{ stations: number }>(
       `WITH busy AS (
-         SELECT station_id FROM qso_counts GROUP BY station_id HAVING count(*) > $1 LIMIT $2
+         SELECT station_id FROM qso_counts WHERE NOT folded GROUP BY station_id HAVING count(*) > $1 LIMIT $2
        ), gone AS (
          DELETE FROM qso_counts c USING busy WHERE c.station_id = busy.station_id RETURNING c.*
        ), kept AS (
-         INSERT INTO qso_counts SELECT ${BUCKET_COLUMNS}, sum(n) FROM gone GROUP BY ${BUCKET_COLUMNS} HAVING sum(n) <> 0
+         INSERT INTO qso_counts (${BUCKET_COLUMNS}, n, folded)
+         SELECT ${BUCKET_COLUMNS}, sum(n), true FROM gone GROUP BY ${BUCKET_COLUMNS} HAVING sum(n) <> 0
        )
        SELECT count(*)::int AS stations FROM busy`,
       [aboveRows, COMPACT_STATIONS_PER_ROUND],
