@@ -8,7 +8,7 @@ import { loadConfig } from '../config.js';
 import { exportAdifStream } from '../export/query.js';
 import { importAdif } from '../import/pipeline.js';
 import { createProgressReporter } from '../import/progressReporter.js';
-import type { ImportSummary } from '../import/types.js';
+import { DUPLICATE_POLICIES, isDuplicatePolicy, type DuplicatePolicy, type ImportSummary } from '../import/types.js';
 import { optionalString, requireId, UsageError, type Command } from './command.js';
 import { gunzipIfCompressed } from './gzipInput.js';
 
@@ -33,19 +33,37 @@ async function openInput(path: string): Promise<{ input: Readable; size: number 
 function humanSummary(summary: ImportSummary, stationId: number, dryRun: boolean): string {
   const ids = summary.firstId === null ? '' : ` (ids ${summary.firstId}–${summary.lastId})`;
   const head = dryRun
-    ? `dry run: ${summary.parsed} records read, ${summary.imported} would be imported into station location ${stationId}; ${summary.skipped} duplicates would be skipped`
-    : `imported ${summary.imported} QSOs into station location ${stationId}${ids}; ${summary.skipped} duplicates skipped`;
-  return [`${head}, ${summary.failed} records failed`, ...summary.messages.map((message) => `  ${message}`)].join('\n');
+    ? `dry run, nothing written: ${summary.parsed} records read, ${summary.imported} would be imported into station location ${stationId}`
+    : `imported ${summary.imported} QSOs into station location ${stationId}${ids}`;
+  const download = summary.download === null ? '' : ` (a ${summary.download} download)`;
+  const matching = summary.confirmed + summary.unchanged + summary.unmatched + summary.ambiguous > 0
+    ? `; ${summary.confirmed} QSOs ${dryRun ? 'would be ' : ''}confirmed, ${summary.unchanged} unchanged, ${summary.unmatched} records unmatched, ${summary.ambiguous} ambiguous${download}`
+    : '';
+  const counts = `${head}${matching}; ${summary.skipped} duplicates skipped, ${summary.failed} records failed`;
+  return [counts, ...summary.messages.map((message) => `  ${message}`)].join('\n');
+}
+
+function parsePolicy(value: string | undefined): DuplicatePolicy | undefined {
+  if (value === undefined || isDuplicatePolicy(value)) return value;
+  throw new UsageError(`--on-duplicate must be one of ${DUPLICATE_POLICIES.join(', ')} (got "${value}")`);
 }
 
 export const importCommand: Command = {
   name: 'import',
-  usage: 'import FILE|- --station ID [--dry-run] [--json] [--config FILE]',
-  options: { json: { type: 'boolean' }, station: { type: 'string' }, 'dry-run': { type: 'boolean' }, config: { type: 'string' } },
+  usage: `import FILE|- --station ID [--on-duplicate ${DUPLICATE_POLICIES.join('|')}] [--insert-unmatched] [--dry-run] [--json] [--config FILE]`,
+  options: {
+    json: { type: 'boolean' },
+    station: { type: 'string' },
+    'on-duplicate': { type: 'string' },
+    'insert-unmatched': { type: 'boolean' },
+    'dry-run': { type: 'boolean' },
+    config: { type: 'string' },
+  },
   positionals: { min: 1, max: 1 },
   async run({ values, positionals, database, result }) {
     const stationId = requireId(values, 'station');
     const dryRun = values['dry-run'] === true;
+    const onDuplicate = parsePolicy(optionalString(values, 'on-duplicate'));
     const config = loadConfig(optionalString(values, 'config'));
     const opened = await openInput(positionals[0]!);
     const { input, compressed } = await gunzipIfCompressed(opened.input);
@@ -58,6 +76,8 @@ export const importCommand: Command = {
         stationId,
         frequencyUnit: 'MHz',
         dryRun,
+        onDuplicate,
+        insertUnmatched: values['insert-unmatched'] === true,
         rowsPerBatch: config.import_batch_rows,
         onProgress: progress.update,
       });

@@ -1,8 +1,10 @@
+import { Readable } from 'node:stream';
 import type pg from 'pg';
 import { SQL_TYPE } from '../db/qsoColumns.js';
 import { loadImportStation, type ImportStation } from './enrich.js';
 import { UnreadableInputError } from './errors.js';
 import { inQsoTransaction } from '../qso/writeLock.js';
+import { importAdif } from './pipeline.js';
 import { RecordProcessor } from './recordProcessor.js';
 import { INSERT_COLUMNS } from './rowValues.js';
 import { createItemReader, sniffAdifFormat } from './rowStreams.js';
@@ -38,7 +40,11 @@ const INSERT_SQL = `
   )
   SELECT count(*)::int AS stored, min(id) AS first_id, max(id) AS last_id FROM stored`;
 
-/** Reads, normalises and stores `text` (not a dry run: those stream through the pipeline). */
+/**
+ * Reads, normalises and stores `text` (not a dry run: those stream through the pipeline). A
+ * document with records to match against stored QSOs (a recognised download, a confirm or merge
+ * policy) goes through the pipeline, which does the matching.
+ */
 export async function importSmallAdif(db: pg.Pool, text: string, options: Omit<ImportOptions, 'dryRun' | 'onProgress' | 'rowsPerBatch'>): Promise<ImportSummary> {
   const station = await loadImportStation(db, options.stationId);
   const processor = new RecordProcessor(station, options, null);
@@ -47,19 +53,25 @@ export async function importSmallAdif(db: pg.Pool, text: string, options: Omit<I
   const reader = createItemReader(sniffAdifFormat(bytes, true)!);
   const sink: AdifItemSink = (item) => {
     const values = processor.itemValues(item);
-    if (values !== null) values.forEach((value, i) => columns[i]!.push(value));
+    if (values !== null) columns.forEach((column, i) => column.push(values[i]!));
   };
   reader.push(bytes, sink);
   reader.end(sink);
   if (!reader.recognized) throw new UnreadableInputError(bytes);
+  if (processor.toMatch > 0) return importAdif(db, Readable.from([bytes]), options);
 
   const stored: StoredRange = processor.staged > 0 ? await insertRows(db, station, columns) : { stored: 0, firstId: null, lastId: null };
   return {
     parsed: processor.parsed,
     imported: stored.stored,
+    confirmed: 0,
+    unchanged: 0,
+    unmatched: 0,
+    ambiguous: 0,
     skipped: processor.skipped + processor.staged - stored.stored,
     failed: processor.failed,
     messages: processor.messages.list(),
+    download: processor.download,
     firstId: stored.firstId,
     lastId: stored.lastId,
   };

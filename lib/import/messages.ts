@@ -1,31 +1,60 @@
 /**
- * The messages of one import: each prefixed with where it happened, at most `limit` kept (a
- * million-record file with one bad field per record must not build a million strings), then one
- * closing line counting the rest. Unknown field names are reported once per input.
+ * The messages of one import, grouped by kind: a WSJT-X log whose 185 records all carry
+ * TX_PWR "QDX" gives one line with a count and the first records, not 185 lines that bury the
+ * real problems. A kind is the message without its place, quoted values and numbers; the line
+ * shows the first message of the kind. At most `limit` lines are kept (a million-record file
+ * with a different problem per record must not build a million strings), then one closing
+ * line counting the rest. Unknown field names are reported once per input.
  */
 
 export const DEFAULT_MESSAGE_LIMIT = 1000;
+/** Places listed on a grouped line. */
+const PLACES_SHOWN = 5;
 
 /** Where a record sits in its input: "record 12, line 340" (ADIF) or "record 12" (JSON). */
 export function recordPlace(recordNo: number, line: number | null): string {
   return line === null ? `record ${recordNo}` : `record ${recordNo}, line ${line}`;
 }
 
+/** The place a reader's message starts with ("record 3, line 12: …", "line 4: …"). */
+const LEADING_PLACE = /^((?:record \d+, )?line \d+|record \d+): /;
+const QUOTED = /"(?:[^"\\]|\\.)*"/g;
+const NUMBER = /\d+(?:\.\d+)?/g;
+
+function kindOf(text: string): string {
+  return text.replace(QUOTED, '""').replace(NUMBER, '#');
+}
+
+interface MessageGroup {
+  /** The first message of the kind, place included. */
+  readonly first: string;
+  readonly places: string[];
+  count: number;
+}
+
 export class MessageLog {
-  private readonly kept: string[] = [];
+  private readonly lines: MessageGroup[] = [];
+  private readonly groups = new Map<string, MessageGroup>();
   private dropped = 0;
   private readonly unknownFieldsSeen = new Set<string>();
 
   constructor(private readonly limit = DEFAULT_MESSAGE_LIMIT) {}
 
-  /** A message that already names its place (the ADIF reader's problems). */
+  /** A message that names its place itself (the ADIF reader's problems), grouped by kind. */
   add(message: string): void {
-    if (this.kept.length < this.limit) this.kept.push(message);
-    else this.dropped++;
+    const match = LEADING_PLACE.exec(message);
+    if (match === null) this.group(kindOf(message), message, '');
+    else this.group(kindOf(message.slice(match[0].length)), message, match[1]!);
   }
 
   addAll(place: string, messages: readonly string[]): void {
-    for (const message of messages) this.add(`${place}: ${message}`);
+    for (const message of messages) this.group(kindOf(message), `${place}: ${message}`, place);
+  }
+
+  /** A message that stands on its own line whatever else is said (it names one QSO). */
+  addSingle(message: string): void {
+    if (this.lines.length < this.limit) this.lines.push({ first: message, places: [], count: 1 });
+    else this.dropped++;
   }
 
   /**
@@ -40,7 +69,28 @@ export class MessageLog {
     }
   }
 
+  private group(kind: string, message: string, place: string): void {
+    const known = this.groups.get(kind);
+    if (known !== undefined) {
+      known.count++;
+      if (known.places.length < PLACES_SHOWN) known.places.push(place);
+      return;
+    }
+    if (this.lines.length >= this.limit) {
+      this.dropped++;
+      return;
+    }
+    const group: MessageGroup = { first: message, places: [place], count: 1 };
+    this.lines.push(group);
+    this.groups.set(kind, group);
+  }
+
   list(): string[] {
-    return this.dropped === 0 ? [...this.kept] : [...this.kept, `... and ${this.dropped} more`];
+    const lines = this.lines.map(({ first, places, count }) => {
+      if (count === 1) return first;
+      const more = count > places.length ? '; …' : '';
+      return `${first} [${count} times: ${places.join('; ')}${more}]`;
+    });
+    return this.dropped === 0 ? lines : [...lines, `... and ${this.dropped} more`];
   }
 }

@@ -1,8 +1,10 @@
-import { Readable, Writable, type Transform } from 'node:stream';
+import { Readable, type Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import { loadDupeIndex } from './dupeIndex.js';
 import { loadImportStation } from './enrich.js';
+import { matchStagedRows, type MatchBatchOptions } from './matchBatch.js';
+import { MatchTally } from './matchTally.js';
 import { RecordProcessor } from './recordProcessor.js';
 import { AdifRowsTransform, RecordRowsTransform, type AdifFormat } from './rowStreams.js';
 import { beginQsoWriteForStations } from '../qso/writeLock.js';
@@ -11,9 +13,10 @@ import type { ImportOptions, ImportSummary, RawRecord } from './types.js';
 
 /**
  * Bulk imports: input → reader/normaliser/duplicate check (one Transform) → COPY into a
- * staging table → INSERT into qso, batch by batch while the input is still being read, all in
- * one transaction: any failure (unreadable input, database error, client gone) rolls the whole
- * import back.
+ * staging table → per batch, INSERT into qso of the new records and (confirm and merge
+ * policies) one UPDATE of the stored QSOs the other records match, while the input is still
+ * being read, all in one transaction: any failure (unreadable input, database error, client
+ * gone) rolls the whole import back. A dry run does the same and rolls back.
  */
 
 /** An ADIF (.adi) or ADX document; `format` is sniffed from the first bytes when absent. */
@@ -29,7 +32,7 @@ export function importRecords(db: pg.Pool, records: Iterable<RawRecord> | AsyncI
 type RowsTransform = (processor: RecordProcessor) => Transform;
 
 async function runImport(db: pg.Pool, input: Readable, options: ImportOptions, toRows: RowsTransform): Promise<ImportSummary> {
-  if (options.dryRun) return dryRun(db, input, options, toRows);
+  const dryRun = options.dryRun === true;
   const client = await db.connect();
   // A connection lost mid-import fails the running query; without a listener the client's own
   // 'error' event would also crash the process.
@@ -39,19 +42,35 @@ async function runImport(db: pg.Pool, input: Readable, options: ImportOptions, t
   try {
     // A batch's INSERT into a big location may outlast the API's statement_timeout.
     await client.query('BEGIN; SET LOCAL statement_timeout = 0');
-    await beginQsoWriteForStations(client, [options.stationId]);
-    await lockStationForImport(client, options.stationId);
+    // A dry run writes no QSO: it declares no write (readers of the change feed would wait for it)
+    // and does not wait for other imports (a streamed v2 request reads one document into a real
+    // import and a dry run side by side).
+    if (!dryRun) {
+      await beginQsoWriteForStations(client, [options.stationId]);
+      await lockStationForImport(client, options.stationId);
+    }
     const station = await loadImportStation(client, options.stationId, true);
     const dupes = await loadDupeIndex(client, options.stationId);
     await createStagingTable(client);
     const processor = new RecordProcessor(station, options, dupes);
-    const staging = new StagingWriter(client, options.stationId, { ...DEFAULT_LIMITS, rowsPerBatch: options.rowsPerBatch ?? DEFAULT_LIMITS.rowsPerBatch });
+    const tally = new MatchTally(processor.messages, options.insertUnmatched === true);
+    const matching: MatchBatchOptions = {
+      stationId: options.stationId,
+      operator: options.operator || null,
+      policy: options.onDuplicate === 'merge' ? 'merge' : 'confirm',
+      insertUnmatched: options.insertUnmatched === true,
+      dryRun,
+    };
+    const staging = new StagingWriter(client, options.stationId, { ...DEFAULT_LIMITS, rowsPerBatch: options.rowsPerBatch ?? DEFAULT_LIMITS.rowsPerBatch }, {
+      dryRun,
+      afterInsert: async () => {
+        if (processor.toMatch > 0) tally.add(await matchStagedRows(client, matching));
+      },
+    });
     await pipeline(input, toRows(processor), staging, ...(options.signal ? [{ signal: options.signal }] : []));
-    const { stored } = staging;
     options.signal?.throwIfAborted();
-    await client.query('COMMIT');
-    // Staged rows the INSERT left out lost a race with a concurrent writer: duplicates too.
-    return summarize(processor, stored, processor.staged - stored.stored);
+    await client.query(dryRun ? 'ROLLBACK' : 'COMMIT');
+    return summarize(processor, staging.stored, tally, dryRun);
   } catch (error) {
     failure = error as Error;
     await client.query('ROLLBACK').catch(() => undefined);
@@ -63,33 +82,24 @@ async function runImport(db: pg.Pool, input: Readable, options: ImportOptions, t
   }
 }
 
-/**
- * Parses, normalises and checks duplicates against the stored QSOs, writing nothing: the
- * summary's `imported` is what the real run would store (barring concurrent writers).
- */
-async function dryRun(db: pg.Pool, input: Readable, options: ImportOptions, toRows: RowsTransform): Promise<ImportSummary> {
-  const station = await loadImportStation(db, options.stationId);
-  const client = await db.connect();
-  let dupes;
-  try {
-    dupes = await loadDupeIndex(client, options.stationId);
-  } finally {
-    client.release();
-  }
-  const processor = new RecordProcessor(station, options, dupes);
-  const discard = new Writable({ objectMode: true, write: (_rows, _encoding, callback) => callback() });
-  await pipeline(input, toRows(processor), discard);
-  return summarize(processor, { stored: processor.staged, firstId: null, lastId: null }, 0);
-}
-
-function summarize(processor: RecordProcessor, stored: StoredRange, lostToConflicts: number): ImportSummary {
+function summarize(processor: RecordProcessor, stored: StoredRange, tally: MatchTally, dryRun: boolean): ImportSummary {
+  // Staged rows the INSERT left out lost a race with a concurrent writer, and so did unmatched
+  // download records an insert of them left out: duplicates too.
+  const lostToConflicts = processor.staged - stored.stored + (tally.inserting ? tally.unmatched - tally.inserted : 0);
+  const firstIds = [stored.firstId, tally.firstId].filter((id) => id !== null);
+  const lastIds = [stored.lastId, tally.lastId].filter((id) => id !== null);
   return {
     parsed: processor.parsed,
-    imported: stored.stored,
-    skipped: processor.skipped + lostToConflicts,
+    imported: stored.stored + tally.inserted,
+    confirmed: tally.changed,
+    unchanged: tally.matched - tally.changed,
+    unmatched: tally.unmatched,
+    ambiguous: tally.ambiguous,
+    skipped: processor.skipped + tally.skipped + lostToConflicts,
     failed: processor.failed,
     messages: processor.messages.list(),
-    firstId: stored.firstId,
-    lastId: stored.lastId,
+    download: processor.download,
+    firstId: dryRun || firstIds.length === 0 ? null : Math.min(...firstIds),
+    lastId: dryRun || lastIds.length === 0 ? null : Math.max(...lastIds),
   };
 }

@@ -1,27 +1,35 @@
 import { normalizeRecord, type NormalizeOptions, type RawRecord } from '../adif/normalize.js';
-import type { AdifItem } from '../adif/types.js';
+import type { AdifHeader, AdifItem } from '../adif/types.js';
 import { formatCopyRow } from './copyText.js';
 import type { DupeIndex } from './dupeIndex.js';
+import { downloadOfHeader, downloadOfRecord, translateDownload } from './downloads.js';
 import { fillDxcc, fillStation, stationCallsignMismatch, type ImportStation } from './enrich.js';
 import { MessageLog, recordPlace } from './messages.js';
-import { newRow, rowValues } from './rowValues.js';
-import type { ImportOptions } from './types.js';
+import { markForMatch, newStagingRow, rowValues } from './rowValues.js';
+import type { DownloadSource, ImportOptions } from './types.js';
 
 /**
  * One record's way from raw fields to a COPY row: normalise, check the station callsign (v1),
- * fill DXCC and station data, drop duplicates. Counts what happened for the summary.
+ * read a recognised download's fields as their service means them, fill DXCC and station data,
+ * and decide what becomes of it: a row to insert, a row to match with a stored QSO (confirm and
+ * merge policies: a duplicate, or any record of a recognised download), or nothing (a duplicate
+ * under `skip`). Counts what happened for the summary.
  */
 export class RecordProcessor {
   parsed = 0;
   failed = 0;
   /** Duplicates found here (of stored rows or of earlier records); the database may find more. */
   skipped = 0;
-  /** Rows handed on to the staging table. */
+  /** Rows handed on to the staging table to be inserted. */
   staged = 0;
+  /** Rows handed on to the staging table to be matched with stored QSOs. */
+  toMatch = 0;
+  /** The first recognised download among the records (or the header's). */
+  download: DownloadSource | null = null;
   readonly messages = new MessageLog();
 
   private readonly normalizeOptions: NormalizeOptions;
-  private readonly row = newRow();
+  private readonly row = newStagingRow();
   /** Upper-case names the document's header declares with USERDEFn: expected, so not reported. */
   private userFields: ReadonlySet<string> = new Set();
 
@@ -34,13 +42,21 @@ export class RecordProcessor {
     this.normalizeOptions = { frequencyUnit: options.frequencyUnit };
   }
 
-  /** Takes the user-defined field names from an ADIF header (USERDEF1 "SWEATERSIZE,{S,M,L}" → SWEATERSIZE). */
-  private declareUserFields(header: Readonly<Record<string, string>>): void {
+  /** The download a header announces applies to every record of the document. */
+  private headerDownload: DownloadSource | null = null;
+
+  /**
+   * Takes from an ADIF header the user-defined field names (USERDEF1 "SWEATERSIZE,{S,M,L}" →
+   * SWEATERSIZE) and whether the document is a recognised download.
+   */
+  private readHeader(header: Readonly<AdifHeader>): void {
     const names = new Set<string>();
-    for (const [name, value] of Object.entries(header)) {
+    for (const [name, value] of Object.entries(header.fields)) {
       if (/^USERDEF\d+$/i.test(name)) names.add(value.split(/[,{]/, 1)[0]!.trim().toUpperCase());
     }
     this.userFields = names;
+    this.headerDownload = downloadOfHeader(header.fields, header.comment);
+    this.download ??= this.headerDownload;
   }
 
   /** An ADIF reader's item: a record's COPY row, or null (not to be stored, or not a record). */
@@ -49,11 +65,14 @@ export class RecordProcessor {
     return values === null ? null : formatCopyRow(values);
   }
 
-  /** Like processItem, the row as column values (INSERT_COLUMNS order, reused from record to record). */
+  /**
+   * Like processItem, the row as column values (INSERT_COLUMNS order, then MATCH_COLUMNS;
+   * reused from record to record).
+   */
   itemValues(item: AdifItem): Array<string | null> | null {
     if (item.kind === 'record') return this.values(item.fields, item.recordNo, item.line);
     if (item.kind === 'problem') this.messages.add(item.problem.message);
-    else this.declareUserFields(item.header.fields);
+    else this.readHeader(item.header);
     return null;
   }
 
@@ -76,14 +95,30 @@ export class RecordProcessor {
       const mismatch = stationCallsignMismatch(qso, this.station);
       if (mismatch !== null) return this.reject(recordNo, line, mismatch);
     }
-    if (this.dupes !== null && !this.dupes.add(qso.call, qso.timeOn, qso.band, qso.mode)) {
-      this.skipped++;
-      return null;
+    const download = this.headerDownload ?? downloadOfRecord(qso.fields);
+    if (download !== null) {
+      translateDownload(download, qso);
+      this.download ??= download;
+    }
+    const policy = this.options.onDuplicate ?? (download !== null ? 'confirm' : 'skip');
+    // A download's records are all matched (they describe QSOs the log should hold); other
+    // records only when the duplicate index knows their key.
+    let match = policy !== 'skip' && download !== null;
+    if (!match && this.dupes !== null && !this.dupes.add(qso.call, qso.timeOn, qso.band, qso.mode)) {
+      if (policy === 'skip') {
+        this.skipped++;
+        return null;
+      }
+      match = true;
     }
     fillDxcc(qso);
     fillStation(qso, this.station, this.options.operator, this.options.defaultOperator);
-    this.staged++;
-    return rowValues(qso, this.row);
+    const row = rowValues(qso, this.row);
+    if (match) {
+      markForMatch(row, recordNo, line, download !== null);
+      this.toMatch++;
+    } else this.staged++;
+    return row;
   }
 
   private reject(recordNo: number, line: number | null, reason: string): null {

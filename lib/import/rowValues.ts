@@ -78,9 +78,34 @@ function hertzText(hz: number): string {
   return hz.toFixed(0);
 }
 
-/** A fresh array for rowValues to fill, one per import. */
+/**
+ * The staging table's columns after the qso columns: a record to be matched with a stored QSO
+ * (confirm and merge policies) carries its number, line and whether it came from a recognised
+ * download; a record to be inserted has NULL there.
+ */
+export const MATCH_COLUMNS = [
+  { name: 'match_record', type: 'integer' },
+  { name: 'match_line', type: 'integer' },
+  { name: 'match_download', type: 'boolean' },
+] as const;
+
+const MATCH_RECORD = INSERT_COLUMNS.length;
+
+/** A fresh array for rowValues to fill: the insert columns. */
 export function newRow(): Array<string | null> {
   return new Array<string | null>(INSERT_COLUMNS.length).fill(null);
+}
+
+/** A fresh staging row for rowValues to fill, one per import: the insert columns, then MATCH_COLUMNS (NULL unless marked). */
+export function newStagingRow(): Array<string | null> {
+  return new Array<string | null>(INSERT_COLUMNS.length + MATCH_COLUMNS.length).fill(null);
+}
+
+/** Marks a staging row filled by rowValues as one to be matched (toFixed: see hertzText). */
+export function markForMatch(row: Array<string | null>, recordNo: number, line: number | null, download: boolean): void {
+  row[MATCH_RECORD] = recordNo.toFixed(0);
+  row[MATCH_RECORD + 1] = line === null ? null : line.toFixed(0);
+  row[MATCH_RECORD + 2] = download ? 't' : 'f';
 }
 
 /**

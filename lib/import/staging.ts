@@ -4,7 +4,7 @@ import { finished } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
 import { SQL_TYPE } from '../db/qsoColumns.js';
-import { INSERT_COLUMNS } from './rowValues.js';
+import { INSERT_COLUMNS, MATCH_COLUMNS } from './rowValues.js';
 import { TextSlabs, type TextPiece } from './textSlabs.js';
 
 /**
@@ -18,6 +18,8 @@ import { TextSlabs, type TextPiece } from './textSlabs.js';
  */
 
 const COLUMN_LIST = INSERT_COLUMNS.map((column) => column.name).join(', ');
+/** What the COPY writes: the insert columns, then the match columns (rowValues.ts). */
+const STAGED_COLUMN_LIST = [...INSERT_COLUMNS, ...MATCH_COLUMNS].map((column) => column.name).join(', ');
 
 /** Serialises imports into one station location (first key of the two-key advisory lock). */
 const IMPORT_LOCK_CLASS = 0x51_0a;
@@ -32,7 +34,10 @@ export async function lockStationForImport(client: pg.PoolClient, stationId: num
 }
 
 export async function createStagingTable(client: pg.PoolClient): Promise<void> {
-  const definitions = INSERT_COLUMNS.map((column) => `${column.name} ${SQL_TYPE[column.kind]}`).join(', ');
+  const definitions = [
+    ...INSERT_COLUMNS.map((column) => `${column.name} ${SQL_TYPE[column.kind]}`),
+    ...MATCH_COLUMNS.map((column) => `${column.name} ${column.type}`),
+  ].join(', ');
   await client.query(`CREATE TEMPORARY TABLE import_staging (${definitions}) ON COMMIT DROP`);
 }
 
@@ -48,7 +53,7 @@ async function insertStagedRows(client: pg.PoolClient, stationId: number, onConf
   const { rows } = await client.query<{ stored: number; first_id: string | number | null; last_id: string | number | null }>(
     `WITH stored AS (
        INSERT INTO qso (station_id, ${COLUMN_LIST})
-       SELECT $1, ${COLUMN_LIST} FROM import_staging
+       SELECT $1, ${COLUMN_LIST} FROM import_staging WHERE match_record IS NULL
        ${onConflict}
        RETURNING id
      )
@@ -59,7 +64,7 @@ async function insertStagedRows(client: pg.PoolClient, stationId: number, onConf
   return { stored, firstId: firstId === null ? null : Number(firstId), lastId: lastId === null ? null : Number(lastId) };
 }
 
-/** Moves the staged rows into `qso` in the order they were staged, conflicting rows left out, and empties the staging table. */
+/** Moves the staged rows to insert into `qso` in the order they were staged, conflicting rows left out. */
 async function storeStagedRows(client: pg.PoolClient, stationId: number): Promise<StoredRange> {
   await client.query('SAVEPOINT store_batch');
   let stored: StoredRange;
@@ -71,8 +76,20 @@ async function storeStagedRows(client: pg.PoolClient, stationId: number): Promis
     stored = await insertStagedRows(client, stationId, 'ON CONFLICT DO NOTHING');
   }
   await client.query('RELEASE SAVEPOINT store_batch');
-  await client.query('TRUNCATE import_staging');
   return stored;
+}
+
+/** A dry run's batch: how many staged rows an INSERT would take (conflicts with concurrent writers aside). */
+async function countStagedRows(client: pg.PoolClient): Promise<StoredRange> {
+  const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM import_staging WHERE match_record IS NULL');
+  return { stored: rows[0]!.n, firstId: null, lastId: null };
+}
+
+export interface StagingOptions {
+  /** Count the rows a batch would insert instead of inserting them. */
+  dryRun?: boolean;
+  /** Runs after each batch's INSERT, before the staging table is emptied (the confirm/merge step). */
+  afterInsert?: () => Promise<void>;
 }
 
 export interface StagingLimits {
@@ -135,6 +152,7 @@ export class StagingWriter extends Writable {
     private readonly client: pg.PoolClient,
     private readonly stationId: number,
     private readonly limits: StagingLimits = DEFAULT_LIMITS,
+    private readonly options: StagingOptions = {},
   ) {
     // The queue below is the only buffer: Writable's own would hold rows outside its limit.
     // Strings are taken as they are and encoded straight into a slab.
@@ -196,7 +214,7 @@ export class StagingWriter extends Writable {
 
   private async writeRows(piece: TextPiece): Promise<void> {
     if (this.copy === null) {
-      this.copy = this.client.query(copyFrom(`COPY import_staging (${COLUMN_LIST}) FROM STDIN`));
+      this.copy = this.client.query(copyFrom(`COPY import_staging (${STAGED_COLUMN_LIST}) FROM STDIN`));
       // A server error can arrive between writes: it ends the import.
       this.copy.on('error', (error) => this.destroy(error));
     }
@@ -221,7 +239,9 @@ export class StagingWriter extends Writable {
     await finished(copy);
     for (const piece of this.inCopy) this.slabs.release(piece);
     this.inCopy = [];
-    const batch = await storeStagedRows(this.client, this.stationId);
+    const batch = this.options.dryRun ? await countStagedRows(this.client) : await storeStagedRows(this.client, this.stationId);
+    await this.options.afterInsert?.();
+    await this.client.query('TRUNCATE import_staging');
     this.stored.stored += batch.stored;
     if (batch.firstId !== null) {
       this.stored.firstId = Math.min(this.stored.firstId ?? batch.firstId, batch.firstId);

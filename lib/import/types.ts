@@ -3,11 +3,39 @@
 /** One QSO as a JSON client sends it (lower-case ADIF names) or the ADIF reader yields it (upper-case). */
 export type { RawRecord } from '../adif/normalize.js';
 
+/**
+ * What happens to a record that is already in the log: `skip` it (the default for ordinary
+ * files); `confirm`: apply its QSL and confirmation state to the stored QSO, moving statuses
+ * only forward and dates only forward; `merge`: confirm, and fill the stored QSO's empty fields.
+ */
+export const DUPLICATE_POLICIES = ['skip', 'confirm', 'merge'] as const;
+export type DuplicatePolicy = (typeof DUPLICATE_POLICIES)[number];
+
+export function isDuplicatePolicy(value: unknown): value is DuplicatePolicy {
+  return (DUPLICATE_POLICIES as readonly unknown[]).includes(value);
+}
+
+/** Confirmation downloads the import recognises (lib/import/downloads.ts). */
+export type DownloadSource = 'lotw' | 'qrz' | 'eqsl' | 'clublog';
+
 export interface ImportOptions {
   stationId: number;
+  /**
+   * Policy for records already in the log. Absent: `confirm` for the records of a recognised
+   * download (LoTW report, QRZ logbook, eQSL inbox, Club Log), `skip` for everything else.
+   */
+  onDuplicate?: DuplicatePolicy;
+  /**
+   * A recognised download's records that match no stored QSO are reported, not inserted; with
+   * this they are inserted too.
+   */
+  insertUnmatched?: boolean;
   /** Unit of FREQ / FREQ_RX values without a suffix: ADIF documents MHz, JSON Hz. */
   frequencyUnit: 'MHz' | 'Hz';
-  /** Parse, normalise and check duplicates only; nothing is written and summary.imported counts what would be stored. */
+  /**
+   * Run the import inside a transaction that is rolled back: the summary gives the counts a real
+   * import would, nothing is written and no import lock is taken.
+   */
   dryRun?: boolean;
   /** Forced OPERATOR (a club member below officer level logs as themself). */
   operator?: string | null;
@@ -29,14 +57,24 @@ export interface ImportOptions {
 export interface ImportSummary {
   /** Records received or found, with or without errors. */
   parsed: number;
-  /** Rows stored (a dry run: rows that would be stored). */
+  /** Rows stored (in a dry run: rows that would be). */
   imported: number;
+  /** Stored QSOs a record changed (confirm and merge policies). */
+  confirmed: number;
+  /** Stored QSOs a record matched without changing anything (already confirmed). */
+  unchanged: number;
+  /** Records of a recognised download that match no stored QSO (named in messages). */
+  unmatched: number;
+  /** Records not applied because the match was ambiguous (named in messages). */
+  ambiguous: number;
   /** Duplicates: of stored rows, of earlier records of the same input, or lost to a concurrent writer. */
   skipped: number;
   /** Records rejected with a hard error (no CALL, bad date, station callsign mismatch, …). */
   failed: number;
-  /** "record 12, line 340: …", capped (see MessageLog). */
+  /** "record 12, line 340: …", grouped by kind and capped (see MessageLog). */
   messages: string[];
+  /** The recognised download the input was (of its first recognised record), or null. */
+  download: DownloadSource | null;
   /** Id range of the stored rows; null when none was stored. */
   firstId: number | null;
   lastId: number | null;

@@ -1,10 +1,22 @@
+import type { ImportSummary } from '../import/types.js';
 import { stationTopic, userTopic } from '../live/topics.js';
 import type { Services } from '../services.js';
 
 /** What browsers watching a station location or a user's logbook learn about a change. */
 export type QsoEvent =
   | { type: 'qso_created' | 'qso_updated' | 'qso_deleted'; qso_id: number; station_id: number }
-  | { type: 'qso_imported'; station_id: number; imported: number };
+  | { type: 'qso_imported'; station_id: number; imported: number; confirmed?: number };
+
+/**
+ * The one event of a bulk import (not one per QSO): rows stored, and `confirmed` when it changed
+ * stored QSOs (confirm and merge policies). null when it changed nothing.
+ */
+export function importEvent(stationId: number, summary: ImportSummary): QsoEvent | null {
+  if (summary.imported === 0 && summary.confirmed === 0) return null;
+  const event: QsoEvent = { type: 'qso_imported', station_id: stationId, imported: summary.imported };
+  if (summary.confirmed > 0) event.confirmed = summary.confirmed;
+  return event;
+}
 
 /**
  * Tells the live-update worker about a change, on the station's topic (and those of

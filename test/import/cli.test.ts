@@ -29,7 +29,7 @@ t.test('logbook import and export', async (t) => {
     const dry = run(['import', file, '--station', station, '--dry-run', '--json']);
     t.equal(dry.status, 0, dry.stderr);
     t.same(JSON.parse(dry.stdout), {
-      parsed: 3, imported: 1, skipped: 1, failed: 1, first_id: null, last_id: null, dry_run: true,
+      parsed: 3, imported: 1, confirmed: 0, unchanged: 0, unmatched: 0, ambiguous: 0, skipped: 1, failed: 1, download: null, first_id: null, last_id: null, dry_run: true,
       messages: ['record 3, line 5: not imported: QSO_DATE is missing; TIME_ON is missing'],
     });
     t.equal(await qsoCount(db.pool, op.stationId), 0);

@@ -127,7 +127,7 @@ t.test('POST /api/v2/qso', async (t) => {
     const before = await qsoCount();
     const res = await post({ ...base, call: 'K6DRY', dryrun: true });
     t.equal(res.status, 200);
-    t.same(res.body.data, { dryrun: true, parsed: 1, imported: 0, skipped: 0, messages: [] });
+    t.same(res.body.data, { dryrun: true, parsed: 1, imported: 1, confirmed: 0, unchanged: 0, unmatched: 0, ambiguous: 0, skipped: 0, failed: 0, messages: [] }, 'the counts a real import would give');
     t.equal(await qsoCount(), before);
   });
 
@@ -146,7 +146,7 @@ t.test('POST /api/v2/qso', async (t) => {
       ],
     });
     t.equal(res.status, 201);
-    t.same(res.body.data, { parsed: 4, imported: 2, skipped: 2, messages: [] });
+    t.same(res.body.data, { parsed: 4, imported: 2, confirmed: 0, unchanged: 0, unmatched: 0, ambiguous: 0, skipped: 2, failed: 0, messages: [] });
     t.equal(await qsoCount(), before + 2);
     t.same(publisher.events, [
       { topic: `station.${op.stationId}`, payload: { type: 'qso_imported', station_id: op.stationId, imported: 2 } },
@@ -156,14 +156,14 @@ t.test('POST /api/v2/qso', async (t) => {
     t.same(rows, [{ freq: 14200000, gridsquare: null }, { freq: null, gridsquare: 'JO62' }]);
   });
 
-  t.test('bulk dry run: 200, counts only, nothing stored', async (t) => {
+  t.test('bulk dry run: 200, the counts of a real import, nothing stored', async (t) => {
     const before = await qsoCount();
     const res = await post({
       station_profile_id: op.stationId, dryrun: true,
       qsos: [{ call: 'K8DRY', band: '20m', mode: 'SSB', qso_date: '2024-05-03', time_on: '1000' }, { call: 'K8DRZ', band: '20m', mode: 'SSB', qso_date: '2024-05-03', time_on: '1000' }],
     });
     t.equal(res.status, 200);
-    t.same(res.body.data, { dryrun: true, parsed: 2, imported: 0, skipped: 0, messages: [] });
+    t.same(res.body.data, { dryrun: true, parsed: 2, imported: 2, confirmed: 0, unchanged: 0, unmatched: 0, ambiguous: 0, skipped: 0, failed: 0, messages: [] });
     t.equal(await qsoCount(), before);
   });
 
@@ -213,7 +213,7 @@ t.test('POST /api/v2/qso', async (t) => {
       record({ CALL: 'W1ADI', QSO_DATE: '20240506', TIME_ON: '1200', BAND: '20M', MODE: 'USB' });
     const res = await post({ import_type: 'adif', station_profile_id: op.stationId, adif });
     t.equal(res.status, 201);
-    t.same(res.body.data, { parsed: 3, imported: 2, skipped: 1, messages: [] });
+    t.same(res.body.data, { parsed: 3, imported: 2, confirmed: 0, unchanged: 0, unmatched: 0, ambiguous: 0, skipped: 1, failed: 0, messages: [] });
     const { rows } = await db.query("SELECT call, band, freq FROM qso WHERE call LIKE 'W1AD%' ORDER BY call");
     t.same(rows, [{ call: 'W1ADI', band: '20m', freq: 14200500 }, { call: 'W1ADJ', band: '40m', freq: 7030100 }]);
     t.same(publisher.events.map((e) => e.payload), [
@@ -228,7 +228,7 @@ t.test('POST /api/v2/qso', async (t) => {
     const res = await post({ import_type: 'adif', station_profile_id: op.stationId, adif });
     t.equal(res.status, 201);
     t.same(res.body.data, {
-      parsed: 2, imported: 2, skipped: 0,
+      parsed: 2, imported: 2, confirmed: 0, unchanged: 0, unmatched: 0, ambiguous: 0, skipped: 0, failed: 0,
       messages: [
         'record 2, line 2: CALL occurs again before <EOR>: read as the start of a new record',
         "record 2, line 2: field MODE occurs twice in one record: the first value 'SSB' is kept, 'CW' is dropped",
@@ -238,13 +238,13 @@ t.test('POST /api/v2/qso', async (t) => {
     t.same(rows, [{ call: 'W1EOR', mode: 'SSB' }, { call: 'W2EOR', mode: 'SSB' }]);
   });
 
-  t.test('ADIF dry run: 200 {dryrun, parsed}, nothing stored', async (t) => {
+  t.test('ADIF dry run: 200 {dryrun, parsed} and the counts, nothing stored', async (t) => {
     const before = await qsoCount();
     const adif = record({ CALL: 'W2DRY', QSO_DATE: '20240507', TIME_ON: '1200', BAND: '20m', MODE: 'SSB' }) +
       record({ CALL: 'W2DRZ', QSO_DATE: '20240507', TIME_ON: '1200', BAND: '20m', MODE: 'SSB' });
     const res = await post({ import_type: 'adif', station_profile_id: op.stationId, adif, dryrun: true });
     t.equal(res.status, 200);
-    t.same(res.body.data, { dryrun: true, parsed: 2 });
+    t.same(res.body.data, { dryrun: true, parsed: 2, imported: 2, confirmed: 0, unchanged: 0, unmatched: 0, ambiguous: 0, skipped: 0, failed: 0, messages: [] });
     t.equal(await qsoCount(), before);
   });
 

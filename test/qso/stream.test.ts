@@ -102,7 +102,7 @@ t.test('streamed ADIF imports', async (t) => {
     post.end('}');
     const res = await post.response;
     t.equal(res.status, 201);
-    t.same(res.body.data, { parsed: 20_000, imported: 20_000, skipped: 0, messages: [] });
+    t.same(res.body.data, { parsed: 20_000, imported: 20_000, confirmed: 0, unchanged: 0, unmatched: 0, ambiguous: 0, skipped: 0, failed: 0, messages: [] });
     t.equal(await count('KA'), 20_000);
   });
 
@@ -119,7 +119,7 @@ t.test('streamed ADIF imports', async (t) => {
     post.end(`,"station_profile_id":${op.stationId},"import_type":"adif"}`);
     const res = await post.response;
     t.equal(res.status, 201);
-    t.same(res.body.data, { parsed: 20_000, imported: 20_000, skipped: 0, messages: [] });
+    t.same(res.body.data, { parsed: 20_000, imported: 20_000, confirmed: 0, unchanged: 0, unmatched: 0, ambiguous: 0, skipped: 0, failed: 0, messages: [] });
     t.equal(await count('KB'), 20_000);
     t.notOk(existsSync(spools[0]!), 'the spool directory is gone');
   });
@@ -142,7 +142,7 @@ t.test('streamed ADIF imports', async (t) => {
       body: `{"import_type":"adif","station_profile_id":${op.stationId},"adif":${text},"dryrun":true}`,
     });
     t.equal(dry.status, 200);
-    t.same(dry.body.data, { dryrun: true, parsed: 30 });
+    t.match(dry.body.data, { dryrun: true, parsed: 30, imported: 30 });
     t.equal(await count('KD'), 0);
     const real = await server.request('/api/v2/qso', {
       method: 'POST', token: op.token,

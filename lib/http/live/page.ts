@@ -55,7 +55,7 @@ export const livePage = `<!doctype html>
     if (payload.qso_id) row.dataset.qsoId = String(payload.qso_id);
     let qso = {};
     if (payload.qso_id && payload.type !== 'qso_deleted') qso = await api('/api/v2/qso/' + payload.qso_id).catch(() => ({}));
-    const label = payload.type === 'qso_imported' ? (payload.imported + ' imported') : payload.type;
+    const label = payload.type === 'qso_imported' ? (payload.imported + ' imported' + (payload.confirmed ? ', ' + payload.confirmed + ' confirmed' : '')) : payload.type;
     [qso.qso_date, qso.call, qso.band, qso.submode || qso.mode, payload.station_id, label].forEach((v) => row.appendChild(cell(v)));
     $('qsos').prepend(row);
     setTimeout(() => row.classList.remove('fresh'), 3000);

@@ -10,7 +10,7 @@ import type { EventPublisher } from '../../services.js';
 import { userTopic } from '../../live/topics.js';
 import { isAlive } from '../../db/embedded.js';
 import { QueryScope, runInQueryScope } from '../../db/queryScope.js';
-import { publishQsoEvent } from '../../qso/events.js';
+import { importEvent, publishQsoEvent } from '../../qso/events.js';
 import { importAdif } from '../pipeline.js';
 import type { ImportSummary } from '../types.js';
 import {
@@ -152,9 +152,8 @@ export class ImportJobs {
         rowsPerBatch: this.options.rowsPerBatch, signal: controller.signal, onProgress: (now) => Object.assign(progress, now),
       });
       finished = await finishJob(db, id, outcomeOf(summary));
-      if (!job.dryRun && summary.imported > 0) {
-        publishQsoEvent(this.options, job.userId, { type: 'qso_imported', station_id: job.stationId, imported: summary.imported });
-      }
+      const event = job.dryRun ? null : importEvent(job.stationId, summary);
+      if (event !== null) publishQsoEvent(this.options, job.userId, event);
     } catch (error) {
       // An abort surfaces as the pipeline's AbortError, or as the reason itself (checked before COMMIT).
       const reason = controller.signal.aborted ? (controller.signal.reason as Error) : (error as Error);

@@ -10,7 +10,7 @@ import { DIRECT_MAX_CHARS, importSmallAdif } from '../../../import/direct.js';
 import type { ImportSummary } from '../../../import/types.js';
 import { UnreadableInputError } from '../../../import/errors.js';
 import { OFFICER_LEVEL } from '../../v2/principal.js';
-import { publishQsoEvent } from '../../../qso/events.js';
+import { importEvent, publishQsoEvent } from '../../../qso/events.js';
 
 /**
  * Loggers put a line break after each `<eor>` inside the JSON string, which is not valid JSON;
@@ -94,7 +94,8 @@ export const qsoCall: V1Call = {
     }
     // A dry run's `imported` counts what would be stored; the original answers 0 and nothing happened.
     const stored = dryRun ? 0 : summary.imported;
-    if (stored > 0) publishQsoEvent(services, key.userId, { type: 'qso_imported', station_id: stationId, imported: summary.imported });
+    const event = dryRun ? null : importEvent(stationId, summary);
+    if (event !== null) publishQsoEvent(services, key.userId, event);
     const ok = summary.failed === 0;
     sendJson(ctx, ok ? 201 : 400, {
       status: ok ? 'created' : 'abort',

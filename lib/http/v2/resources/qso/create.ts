@@ -18,6 +18,7 @@ import { publishQsoEvent } from '../../../../qso/events.js';
 import { ownedStation } from './scope.js';
 import { announceImport, importAnswer, importOptions, parseDryRun, readableSummary } from './importAnswer.js';
 import { documentUpload, formUpload } from './upload.js';
+import { IMPORT_POLICY_MEMBERS, readImportPolicy, samePolicy, type ImportPolicy } from './importPolicy.js';
 
 /**
  * POST /qso: one QSO, many (`qsos`), or an ADIF document (`import_type` adif); files sent as
@@ -34,7 +35,7 @@ type ImportType = (typeof IMPORT_TYPES)[number];
 const REQUIRED_FIELDS = ['call', 'band', 'mode', 'qso_date', 'time_on'] as const;
 
 /** Top-level members that steer the request rather than describe a QSO. */
-const CONTROL_MEMBERS = new Set(['station_profile_id', 'import_type', 'dryrun']);
+const CONTROL_MEMBERS = new Set<string>(['station_profile_id', 'import_type', 'dryrun', ...IMPORT_POLICY_MEMBERS]);
 
 function parseImportType(value: unknown): ImportType {
   if (value === undefined || value === null) return 'json';
@@ -109,14 +110,15 @@ interface RunningImport {
  */
 interface StreamedAdif {
   stationId: number;
+  policy: ImportPolicy;
   runs: RunningImport[];
 }
 
-function startImport(request: RequestContext, stationId: number, dryRun: boolean): RunningImport {
+function startImport(request: RequestContext, stationId: number, dryRun: boolean, policy: ImportPolicy): RunningImport {
   const sink = new PassThrough();
   // Stopped before the import reads from it (still connecting), the sink's error must not go unheard.
   sink.on('error', () => undefined);
-  const result = importAdif(request.services.bulkDb, sink, importOptions(request, stationId, dryRun, 'MHz'));
+  const result = importAdif(request.services.bulkDb, sink, importOptions(request, stationId, dryRun, 'MHz', policy));
   result.catch(() => undefined); // awaited later; this only keeps an early failure from going unhandled
   return { dryRun, sink, result };
 }
@@ -148,12 +150,12 @@ async function adifImport(request: RequestContext, members: Record<string, unkno
   if (streamed) summary = await readableSummary(finishStreamed(streamed, dryRun), 'adif');
   else if (text.kind === 'spooled') {
     try {
-      summary = await readableSummary(importAdif(request.services.bulkDb, text.open(), importOptions(request, stationId, dryRun, 'MHz')), 'adif');
+      summary = await readableSummary(importAdif(request.services.bulkDb, text.open(), importOptions(request, stationId, dryRun, 'MHz', readImportPolicy(members))), 'adif');
     } finally {
       await text.discard();
     }
   } else throw new Error('ADIF text was streamed without an import');
-  const answer = importAnswer(summary, dryRun, 'adif');
+  const answer = importAnswer(summary, dryRun);
   announceImport(request, stationId, summary, dryRun);
   return answer;
 }
@@ -161,17 +163,19 @@ async function adifImport(request: RequestContext, members: Record<string, unkno
 async function bulkImport(request: RequestContext, members: Record<string, unknown>, stationId: number, dryRun: boolean): Promise<HandlerResult> {
   rejectStrayMembers(members, ['qsos']);
   const records = readBulkRecords(members.qsos, request.services.config.max_bulk_qsos);
-  const summary = await importRecords(request.services.bulkDb, records, importOptions(request, stationId, dryRun, 'Hz'));
-  const answer = importAnswer(summary, dryRun, 'json');
+  const summary = await importRecords(request.services.bulkDb, records, importOptions(request, stationId, dryRun, 'Hz', readImportPolicy(members)));
+  const answer = importAnswer(summary, dryRun);
   announceImport(request, stationId, summary, dryRun);
   return answer;
 }
 
 /** One QSO: 201 with the stored object, 409 for a duplicate; a dry run only checks it. */
 async function singleCreate(request: RequestContext, members: Record<string, unknown>, stationId: number, dryRun: boolean): Promise<HandlerResult> {
+  const policyMember = IMPORT_POLICY_MEMBERS.find((name) => members[name] !== undefined);
+  if (policyMember !== undefined) throw validationError(`Field "${policyMember}" applies to bulk (qsos) and ADIF imports`, { field: policyMember });
   const record = readRecord(members, {}, CONTROL_MEMBERS);
   const { services, principal, ctx } = request;
-  if (dryRun) return importAnswer(await importRecords(services.db, [record], importOptions(request, stationId, true, 'Hz')), true, 'json');
+  if (dryRun) return importAnswer(await importRecords(services.db, [record], importOptions(request, stationId, true, 'Hz', { insertUnmatched: false })), true);
   const result = await insertOneQso(services.db, record, { stationId, frequencyUnit: 'Hz', operator: restrictedOperator(principal) });
   if ('duplicateOf' in result) throw conflict(`Duplicate of QSO ${result.duplicateOf}`, { existing_id: result.duplicateOf });
   if ('rejected' in result) throw validationError(`QSO not stored: ${result.rejected.join('; ')}`, { messages: result.rejected });
@@ -211,7 +215,8 @@ async function jsonCreate(request: RequestContext, input: Readable): Promise<Han
     if (parseImportType(seen.import_type) !== 'adif') return null;
     const station = await ownedStation(request, seen.station_profile_id);
     const kinds = seen.dryrun === undefined ? [false, true] : [parseDryRun(seen.dryrun)];
-    streamed = { stationId: station.id, runs: kinds.map((dryRun) => startImport(request, station.id, dryRun)) };
+    const policy = readImportPolicy(seen);
+    streamed = { stationId: station.id, policy, runs: kinds.map((dryRun) => startImport(request, station.id, dryRun, policy)) };
     return streamed.runs.map((run) => run.sink);
   };
 
@@ -229,8 +234,10 @@ async function jsonCreate(request: RequestContext, input: Readable): Promise<Han
     const station = await ownedStation(request, members.station_profile_id);
     const importType = parseImportType(members.import_type);
     const dryRun = parseDryRun(members.dryrun);
-    if (running && (importType !== 'adif' || station.id !== running.stationId || !running.runs.some((run) => run.dryRun === dryRun))) {
-      throw validationError('import_type, station_profile_id and dryrun must keep the values they had before "adif"', { field: 'adif' });
+    const changed = running && (importType !== 'adif' || station.id !== running.stationId || !running.runs.some((run) => run.dryRun === dryRun)
+      || !samePolicy(running.policy, readImportPolicy(members)));
+    if (changed) {
+      throw validationError('import_type, station_profile_id, dryrun, on_duplicate and insert_unmatched must keep the values they had before "adif"', { field: 'adif' });
     }
     if (importType === 'adif') return await adifImport(request, members, adif, running, station.id, dryRun);
     if (adif.kind !== 'absent') throw validationError('Field "adif" needs import_type adif', { field: 'adif' });

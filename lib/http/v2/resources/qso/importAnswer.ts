@@ -4,7 +4,8 @@ import { restrictedOperator } from '../../principal.js';
 import type { HandlerResult, RequestContext } from '../../resource.js';
 import type { ImportOptions, ImportSummary } from '../../../../import/types.js';
 import { UnreadableInputError } from '../../../../import/errors.js';
-import { publishQsoEvent } from '../../../../qso/events.js';
+import { importEvent, publishQsoEvent } from '../../../../qso/events.js';
+import type { ImportPolicy } from './importPolicy.js';
 
 /** What every import path of POST /qso shares: its options, its answer, its live event. */
 
@@ -26,33 +27,33 @@ export async function readableSummary(run: Promise<ImportSummary>, field?: strin
 }
 
 /**
- * How a dry run answers: `adif` (SPEC: `{dryrun, parsed}`), `json` (bulk create), `upload` (a
- * file sent as the body or a form: the counts the real run would report).
+ * The answer to a bulk, ADIF or file import; 400 when nothing could be stored and only hard
+ * errors occurred. A dry run answers 200 with the counts the real import would give.
  */
-export type DryRunShape = 'adif' | 'json' | 'upload';
-
-/** The answer to a bulk or ADIF import; 400 when nothing could be stored and only hard errors occurred. */
-export function importAnswer(summary: ImportSummary, dryRun: boolean, dryRunShape: DryRunShape): HandlerResult {
+export function importAnswer(summary: ImportSummary, dryRun: boolean): HandlerResult {
   if (summary.parsed === 0) throw validationError('No QSO records found', { parsed: 0, messages: summary.messages });
   if (summary.failed === summary.parsed) {
     throw validationError('No QSO could be imported', { parsed: summary.parsed, failed: summary.failed, messages: summary.messages });
   }
-  const { parsed, imported, skipped, failed, messages } = summary;
-  if (dryRunShape === 'upload') return { data: dryRun ? { dryrun: true, parsed, imported, skipped, failed, messages } : { parsed, imported, skipped, failed, messages }, status: dryRun ? 200 : 201 };
-  if (dryRun) {
-    const data = dryRunShape === 'adif'
-      ? { dryrun: true, parsed }
-      : { dryrun: true, parsed, imported: 0, skipped: 0, messages };
-    return { data, status: 200 };
-  }
-  return { data: { parsed, imported, skipped, messages }, status: 201 };
+  const { parsed, imported, confirmed, unchanged, unmatched, ambiguous, skipped, failed, messages } = summary;
+  const counts = { parsed, imported, confirmed, unchanged, unmatched, ambiguous, skipped, failed, messages };
+  return dryRun ? { data: { dryrun: true, ...counts }, status: 200 } : { data: counts, status: 201 };
 }
 
-export function importOptions(request: RequestContext, stationId: number, dryRun: boolean, frequencyUnit: 'MHz' | 'Hz'): ImportOptions {
-  return { stationId, frequencyUnit, dryRun, operator: restrictedOperator(request.principal), rowsPerBatch: request.services.config.import_batch_rows };
+export function importOptions(request: RequestContext, stationId: number, dryRun: boolean, frequencyUnit: 'MHz' | 'Hz', policy: ImportPolicy): ImportOptions {
+  return {
+    stationId,
+    frequencyUnit,
+    dryRun,
+    onDuplicate: policy.onDuplicate,
+    insertUnmatched: policy.insertUnmatched,
+    operator: restrictedOperator(request.principal),
+    rowsPerBatch: request.services.config.import_batch_rows,
+  };
 }
 
+/** One event per import (not one per QSO), when it stored or changed QSOs. */
 export function announceImport(request: RequestContext, stationId: number, summary: ImportSummary, dryRun: boolean): void {
-  if (dryRun || summary.imported === 0) return;
-  publishQsoEvent(request.services, request.principal.userId, { type: 'qso_imported', station_id: stationId, imported: summary.imported });
+  const event = dryRun ? null : importEvent(stationId, summary);
+  if (event !== null) publishQsoEvent(request.services, request.principal.userId, event);
 }

@@ -1,6 +1,7 @@
 import type { JsonSchema } from '../../resource.js';
 import { QSO_COLUMNS } from '../../../../qso/present.js';
 import { EDITABLE_FIELDS } from './patchFields.js';
+import { IMPORT_POLICY_PROPERTIES } from './importPolicy.js';
 
 /**
  * Schemas of the QSO resource for /openapi.json. The handlers validate parameters and bodies
@@ -52,11 +53,13 @@ export const createBodySchema: JsonSchema = {
   type: 'object',
   description:
     'One QSO (station_profile_id, call, band, mode, qso_date, time_on and any lower-case ADIF field), ' +
-    'many (station_profile_id, qsos[], dryrun) or an ADIF document (import_type adif, station_profile_id, adif, dryrun)',
+    'many (station_profile_id, qsos[], dryrun, on_duplicate, insert_unmatched) or an ADIF document ' +
+    '(import_type adif, station_profile_id, adif, dryrun, on_duplicate, insert_unmatched)',
   properties: {
     station_profile_id: { type: ['integer', 'string'] },
     import_type: { type: 'string', enum: ['json', 'adif'] },
     dryrun: { type: ['boolean', 'integer', 'string'] },
+    ...IMPORT_POLICY_PROPERTIES,
     adif: { type: 'string' },
     qsos: { type: 'array', items: { type: 'object', additionalProperties: scalar } },
     call: { type: 'string' },
@@ -109,9 +112,13 @@ export const importSummarySchema: JsonSchema = {
     dryrun: { type: 'boolean' },
     parsed: { type: 'integer' },
     imported: { type: 'integer' },
+    confirmed: { type: 'integer', description: 'stored QSOs a record changed (on_duplicate confirm or merge)' },
+    unchanged: { type: 'integer', description: 'stored QSOs a record matched without changing them' },
+    unmatched: { type: 'integer', description: 'records of a recognised download that match no QSO' },
+    ambiguous: { type: 'integer', description: 'records not applied: two QSOs equally near, or a nearer record took the QSO' },
     skipped: { type: 'integer' },
-    failed: { type: 'integer', description: 'File uploads only' },
-    messages: { type: 'array', items: { type: 'string' } },
+    failed: { type: 'integer' },
+    messages: { type: 'array', items: { type: 'string' }, description: 'grouped by kind: one line per kind with a count and the first records' },
   },
 };
 

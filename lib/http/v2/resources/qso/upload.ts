@@ -11,6 +11,7 @@ import { importAdif } from '../../../../import/pipeline.js';
 import { presentJob } from '../import/present.js';
 import { ownedStation } from './scope.js';
 import { announceImport, importAnswer, importOptions, parseDryRun, readableSummary } from './importAnswer.js';
+import { IMPORT_POLICY_MEMBERS, readImportPolicy, type ImportPolicy } from './importPolicy.js';
 
 /**
  * POST /qso with a file: an ADIF or ADX document sent as the body itself (settings in the
@@ -19,13 +20,14 @@ import { announceImport, importAnswer, importOptions, parseDryRun, readableSumma
  */
 
 /** Names that steer an upload, read from the query and from form fields. */
-const SETTINGS = new Set(['station_profile_id', 'dryrun', 'async']);
+const SETTINGS = new Set<string>(['station_profile_id', 'dryrun', 'async', ...IMPORT_POLICY_MEMBERS]);
 
 interface UploadSettings {
   stationId: number;
   dryRun: boolean;
   /** Answer 202 at once and import in the background (an import job). */
   async: boolean;
+  policy: ImportPolicy;
 }
 
 /** `Prefer: respond-async` (RFC 7240), or `async=true` for clients that cannot set headers (a plain HTML form). */
@@ -44,14 +46,14 @@ async function uploadSettings(request: RequestContext, values: Readonly<Record<s
     });
   }
   const station = await ownedStation(request, values.station_profile_id);
-  return { stationId: station.id, dryRun: parseDryRun(values.dryrun), async: wantsAsync(request, values.async) };
+  return { stationId: station.id, dryRun: parseDryRun(values.dryrun), async: wantsAsync(request, values.async), policy: readImportPolicy(values) };
 }
 
 /** Imports the document and answers with the summary. */
 async function importDocument(request: RequestContext, settings: UploadSettings, document: Readable): Promise<HandlerResult> {
-  const { stationId, dryRun } = settings;
-  const summary = await readableSummary(importAdif(request.services.bulkDb, document, importOptions(request, stationId, dryRun, 'MHz')));
-  const answer = importAnswer(summary, dryRun, 'upload');
+  const { stationId, dryRun, policy } = settings;
+  const summary = await readableSummary(importAdif(request.services.bulkDb, document, importOptions(request, stationId, dryRun, 'MHz', policy)));
+  const answer = importAnswer(summary, dryRun);
   announceImport(request, stationId, summary, dryRun);
   return answer;
 }
@@ -89,7 +91,12 @@ async function spoolJob(request: RequestContext, settings: UploadSettings, docum
 }
 
 function receive(request: RequestContext, settings: UploadSettings, document: Readable, fileName: string | null): Promise<HandlerResult> {
-  return settings.async ? spoolJob(request, settings, document, fileName) : importDocument(request, settings, document);
+  if (!settings.async) return importDocument(request, settings, document);
+  // An import job does not record a duplicate policy yet: refused rather than ignored.
+  if (settings.policy.onDuplicate !== undefined || settings.policy.insertUnmatched) {
+    throw validationError('on_duplicate and insert_unmatched are not available for asynchronous imports yet', { field: settings.policy.onDuplicate !== undefined ? 'on_duplicate' : 'insert_unmatched' });
+  }
+  return spoolJob(request, settings, document, fileName);
 }
 
 /** A document sent as the request body. */
