@@ -8,6 +8,7 @@ import { parseAdif } from '../../lib/adif/tokenizer.js';
 import { createOperator } from '../helpers/fixtures.js';
 import { testDatabase } from '../helpers/db.js';
 import { adifDocument, qso, qsoCount } from './helpers.js';
+import { lotwReport } from './downloadFixtures.js';
 
 const bin = join(import.meta.dirname, '..', '..', 'bin', 'logbook.js');
 
@@ -98,6 +99,30 @@ t.test('logbook import and export', async (t) => {
     const result = run(['import', headerOnly, '--station', String(own.stationId), '--json']);
     t.equal(result.status, 0, 'a valid document with a header and no records is fine');
     t.match(JSON.parse(result.stdout), { parsed: 0, imported: 0, failed: 0, messages: [] });
+  });
+
+  t.test('import of a LoTW report confirms; --on-duplicate names the policies; --insert-unmatched', async (t) => {
+    const own = await createOperator(db.pool, { callsign: 'DL2CLI' });
+    const station = String(own.stationId);
+    t.equal(run(['import', file, '--station', station]).status, 0);
+    const report = join(dir, 'lotwreport.adi');
+    writeFileSync(report, lotwReport('DL2CLI', [
+      { call: 'OH1CLI', date: '20240301', time: '1016', band: '20M', mode: 'CW' },
+      { call: 'OH3CLI', date: '20240301', time: '1200', band: '20M', mode: 'CW' },
+    ]));
+    const bad = run(['import', report, '--station', station, '--on-duplicate', 'replace']);
+    t.equal(bad.status, 2);
+    t.match(bad.stderr, /--on-duplicate must be one of skip, confirm, merge \(got "replace"\)/);
+    const dry = run(['import', report, '--station', station, '--dry-run']);
+    t.equal(dry.status, 0, dry.stderr);
+    t.equal(dry.stdout, `dry run, nothing written: 2 records read, 0 would be imported into station location ${station}; ` +
+      '1 QSOs would be confirmed, 0 unchanged, 1 records unmatched, 0 ambiguous (a lotw download); 0 duplicates skipped, 0 records failed\n' +
+      '  record 2, line 33: no QSO in the log matches OH3CLI 2024-03-01 12:00 20m CW; not imported\n');
+    const real = run(['import', report, '--station', station, '--json', '--insert-unmatched']);
+    t.equal(real.status, 0, real.stderr);
+    t.match(JSON.parse(real.stdout), { parsed: 2, imported: 1, confirmed: 1, unmatched: 1, download: 'lotw' });
+    const { rows } = await db.pool.query("SELECT call, lotw_qsl_rcvd FROM qso WHERE station_id = $1 ORDER BY call", [own.stationId]);
+    t.same(rows, [{ call: 'OH1CLI', lotw_qsl_rcvd: 'Y' }, { call: 'OH3CLI', lotw_qsl_rcvd: 'Y' }]);
   });
 
   t.test('export: to stdout or a file, since an id', async (t) => {

@@ -5,7 +5,7 @@ import type pg from 'pg';
 import t, { type Test } from 'tap';
 import { normalizeRecord } from '../../lib/adif/normalize.js';
 import { formatCopyRow } from '../../lib/import/copyText.js';
-import { newRow, rowValues } from '../../lib/import/rowValues.js';
+import { newStagingRow, rowValues } from '../../lib/import/rowValues.js';
 import { createStagingTable, StagingWriter } from '../../lib/import/staging.js';
 import { testDatabase } from '../helpers/db.js';
 import { createOperator } from '../helpers/fixtures.js';
@@ -23,7 +23,7 @@ const LOCK_CLASS = 4242;
 /** One COPY row per call, as the import formats them. */
 function copyRow(call: string): string {
   const { qso } = normalizeRecord({ CALL: call, QSO_DATE: '20240301', TIME_ON: '1015', BAND: '20m', MODE: 'CW' }, { frequencyUnit: 'MHz' });
-  return formatCopyRow(rowValues(qso!, newRow()));
+  return formatCopyRow(rowValues(qso!, newStagingRow()));
 }
 
 /** Calls of one length, so that every row has the same size. */

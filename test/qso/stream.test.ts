@@ -137,15 +137,17 @@ t.test('streamed ADIF imports', async (t) => {
 
   t.test('dryrun after a streamed adif: a dry run, nothing stored; dryrun false after it imports', async (t) => {
     const text = JSON.stringify(adifDocument('KD', 30));
+    // A JSON body sent as a string: fetch would call it text/plain, which is a document upload.
+    const headers = { 'content-type': 'application/json' };
     const dry = await server.request('/api/v2/qso', {
-      method: 'POST', token: op.token,
+      method: 'POST', token: op.token, headers,
       body: `{"import_type":"adif","station_profile_id":${op.stationId},"adif":${text},"dryrun":true}`,
     });
     t.equal(dry.status, 200);
     t.match(dry.body.data, { dryrun: true, parsed: 30, imported: 30 });
     t.equal(await count('KD'), 0);
     const real = await server.request('/api/v2/qso', {
-      method: 'POST', token: op.token,
+      method: 'POST', token: op.token, headers,
       body: `{"import_type":"adif","station_profile_id":${op.stationId},"adif":${text},"dryrun":false}`,
     });
     t.equal(real.status, 201);
@@ -217,7 +219,8 @@ t.test('body limits while streaming', async (t) => {
 
   t.test('the adif text does not count against max_json_body_bytes; other members do', async (t) => {
     const adif = await server.request('/api/v2/qso', {
-      method: 'POST', token: op.token, body: `{"import_type":"adif","station_profile_id":${op.stationId},"adif":${small}}`,
+      method: 'POST', token: op.token, headers: { 'content-type': 'application/json' },
+      body: `{"import_type":"adif","station_profile_id":${op.stationId},"adif":${small}}`,
     });
     t.equal(adif.status, 201);
     t.equal(adif.body.data.imported, 40);

@@ -18,7 +18,7 @@ t.test('POST /api/v2/qso with a file: raw, form, gzip; limits and errors', async
   t.test('an ADIF document as text/plain: 201 with the summary; again: all duplicates', async (t) => {
     const res = await upload(`?station_profile_id=${op.stationId}`, adifDocument(3), { 'content-type': 'text/plain' });
     t.equal(res.status, 201, res.text);
-    t.same(res.body.data, { parsed: 3, imported: 3, skipped: 0, failed: 0, messages: [] });
+    t.same(res.body.data, { parsed: 3, imported: 3, confirmed: 0, unchanged: 0, unmatched: 0, ambiguous: 0, skipped: 0, failed: 0, messages: [] });
     t.equal(await count(), 3);
     const again = await upload(`?station_profile_id=${op.stationId}`, adifDocument(3), { 'content-type': 'application/octet-stream' });
     t.equal(again.status, 201);
