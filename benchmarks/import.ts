@@ -94,7 +94,7 @@ export async function ensureFile(count: number): Promise<string> {
 }
 
 /** The rows the import would store, in COPY text with a leading station_id column: the ceiling's input. */
-async function writeCopyRows(db: pg.Pool, adifPath: string, stationId: number, copyPath: string): Promise<number> {
+export async function writeCopyRows(db: pg.Pool, adifPath: string, stationId: number, copyPath: string): Promise<number> {
   const options = { stationId, frequencyUnit: 'MHz' as const };
   const processor = new RecordProcessor(await loadImportStation(db, stationId), options, null);
   const prefix = `${stationId}\t`;
@@ -111,7 +111,7 @@ async function writeCopyRows(db: pg.Pool, adifPath: string, stationId: number, c
  * Raw COPY of prepared rows into qso (all indexes, the foreign key), committed. Like every QSO
  * writer it declares itself to the change feed first (one statement, sql/007_change_feed.sql).
  */
-async function copyCeiling(db: pg.Pool, copyPath: string, stationId: number): Promise<number> {
+export async function copyCeiling(db: pg.Pool, copyPath: string, stationId: number): Promise<number> {
   const client = await db.connect();
   try {
     const columns = ['station_id', ...INSERT_COLUMNS.map((column) => column.name)].join(', ');

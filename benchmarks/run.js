@@ -9,6 +9,7 @@ const benchmarks = {
   tokenizer: ['benchmarks/tokenizer.ts'],
   dxcc: ['benchmarks/dxcc.ts'],
   import: ['benchmarks/import.ts'],
+  'import-http': ['benchmarks/import-http.ts'],
   export: ['benchmarks/export.ts'],
   'qso-list': ['benchmarks/qso-list.ts'],
   confirmation: ['benchmarks/confirmation.ts'],
@@ -16,7 +17,7 @@ const benchmarks = {
   'change-feed': ['benchmarks/change-feed.ts'],
   worker: ['benchmarks/worker/run.ts'],
 };
-const needsDatabase = new Set(['import', 'export', 'qso-list', 'confirmation', 'workers', 'change-feed']);
+const needsDatabase = new Set(['import', 'import-http', 'export', 'qso-list', 'confirmation', 'workers', 'change-feed']);
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const extra = process.argv.slice(2).filter((a) => a.startsWith('--'));

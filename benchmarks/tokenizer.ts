@@ -1,6 +1,7 @@
 /**
- * ADIF tokenizer benchmark: our streaming tokenizer against adif-parser-ts and
- * a bare byte scan, each in its own child process so peak RSS is per parser.
+ * ADIF tokenizer benchmark: the reader the import runs (AdifTokenizer fed 256 KiB file chunks,
+ * items handed to a sink as AdifRowsTransform does) against adif-parser-ts and a bare byte scan,
+ * each in its own child process so peak RSS is per parser.
  *
  *   npx tsx benchmarks/tokenizer.ts [--file benchmarks/data/qsos-1m.adi] [--count 1000000] [--runs 1]
  *
@@ -9,12 +10,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
-import { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { AdifParser } from 'adif-parser-ts';
-import { createAdifParser } from '../lib/adif/parseStream.js';
-import type { AdifItem } from '../lib/adif/types.js';
+import type { AdifItemSink } from '../lib/adif/itemReader.js';
+import { AdifTokenizer } from '../lib/adif/tokenizer.js';
 import { writeGeneratedAdif } from './generate-adif.js';
 
 const PARSERS = ['tokenizer', 'adif-parser-ts', 'byte-scan'] as const;
@@ -29,21 +28,15 @@ interface Measurement {
   maxRssBytes: number;
 }
 
-/** Our parser as the import path uses it: file stream → Transform → object consumer. */
+/** The import's reader as the import runs it: the CLI's 256 KiB file chunks, each item to a sink. */
 async function runTokenizer(file: string): Promise<number> {
   let records = 0;
-  await pipeline(
-    createReadStream(file),
-    createAdifParser(),
-    new Writable({
-      objectMode: true,
-      highWaterMark: 1024,
-      write(item: AdifItem, _encoding, callback) {
-        if (item.kind === 'record') records++;
-        callback();
-      },
-    }),
-  );
+  const reader = new AdifTokenizer();
+  const sink: AdifItemSink = (item) => {
+    if (item.kind === 'record') records++;
+  };
+  for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024 })) reader.push(chunk as Buffer, sink);
+  reader.end(sink);
   return records;
 }
 

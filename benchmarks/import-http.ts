@@ -1,0 +1,186 @@
+/**
+ * The HTTP import users hit: an ADIF file streamed to `POST /api/v2/qso` of a real
+ * `logbook serve` process, as the document itself (`?station_profile_id=`) and as the JSON
+ * `import_type: "adif"` body loggers send, against `logbook import` of the same file and the raw
+ * COPY ceiling, all measured in the same run on a scratch database. While each HTTP import runs,
+ * another user creates single QSOs every 100 ms: their latency percentiles show what a big
+ * upload costs everyone else.
+ *
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/import-http.ts [--qsos 1000000]
+ *
+ * Needs bin/logbook.js compiled (npm run build) and /usr/bin/time (GNU time). Peak RSS of the
+ * server is the serve process's VmHWM (one fresh process per upload).
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createReadStream, readFileSync, statSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import { createToken } from '../lib/auth/tokens.js';
+import { SCOPES } from '../lib/auth/scopes.js';
+import { copyCeiling, ensureFile, label, machine, newStation, report, runCli, writeCopyRows, dataDir } from './import.js';
+import { numberOption, percentile, scratchDatabase, type ScratchDatabase } from './lib/scratch.js';
+
+const bin = join(import.meta.dirname, '..', 'bin', 'logbook.js');
+
+interface Server {
+  url: string;
+  peakRssMb(): number;
+  stop(): Promise<void>;
+}
+
+async function startServe(databaseUrl: string): Promise<Server> {
+  const child = spawn(process.execPath, [bin, 'serve', '--workers', '1', '--port', '0'], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, LOGBOOK_CONFIG: '', LOGBOOK_QUIET: '' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let log = '';
+  child.stderr.setEncoding('utf8');
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (text: string) => {
+      log += text;
+      const listening = /"msg":"listening".*?"url":"([^"]+)"/.exec(log);
+      if (listening) resolve(listening[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${log}`)));
+  });
+  return {
+    url,
+    peakRssMb() {
+      const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+      return hwm ? Number(hwm[1]) / 1024 : NaN;
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
+
+/** The file's text as the content of a JSON string, escaped chunk by chunk (UTF-8 sequences kept whole). */
+function jsonStringContent(): Transform {
+  const decoder = new StringDecoder('utf8');
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      callback(null, JSON.stringify(decoder.write(chunk)).slice(1, -1));
+    },
+    flush(callback) {
+      callback(null, JSON.stringify(decoder.end()).slice(1, -1));
+    },
+  });
+}
+
+/** POSTs `body` (streamed) and resolves with the answer's status and parsed body. */
+function upload(url: string, token: string, contentType: string, head: string, body: Readable, tail: string): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': contentType, 'transfer-encoding': 'chunked' } });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as unknown }));
+    });
+    if (head) req.write(head);
+    body.on('error', reject);
+    body.on('end', () => req.end(tail));
+    body.pipe(req, { end: false });
+  });
+}
+
+/** Single QSO creates by another user every 100 ms until stopped; their latencies in ms. */
+function singleCreates(serverUrl: string, token: string, stationId: number): { stop(): Promise<number[]> } {
+  const latencies: number[] = [];
+  let running = true;
+  const loop = (async () => {
+    for (let n = 0; running; n++) {
+      const started = process.hrtime.bigint();
+      const answer = await fetch(`${serverUrl}/api/v2/qso`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ station_profile_id: stationId, call: `DL${n}LAT`, band: '20m', mode: 'CW', qso_date: '2024-01-01', time_on: '1200' }),
+      });
+      await answer.arrayBuffer();
+      if (answer.status !== 201) throw new Error(`single create answered ${answer.status}`);
+      latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return latencies.sort((a, b) => a - b);
+    },
+  };
+}
+
+async function tokenFor(db: ScratchDatabase, stationId: number): Promise<string> {
+  const { rows } = await db.pool.query<{ user_id: number }>('SELECT user_id FROM stations WHERE id = $1', [stationId]);
+  const userId = rows[0]!.user_id;
+  return (await createToken(db.pool, { userId, createdBy: userId, name: 'bench', scopes: [...SCOPES], expiresAt: null })).token;
+}
+
+type Mode = 'document' | 'json';
+
+async function httpImport(db: ScratchDatabase, file: string, mode: Mode, ceiling: number, cliRate: number): Promise<void> {
+  const station = await newStation(db, `DL0H${mode === 'document' ? 'D' : 'J'}`);
+  const other = await newStation(db, `DL0L${mode === 'document' ? 'D' : 'J'}`);
+  const [token, otherToken] = await Promise.all([tokenFor(db, station), tokenFor(db, other)]);
+  await db.pool.query('CHECKPOINT');
+  const server = await startServe(db.url);
+  try {
+    const idleRss = server.peakRssMb();
+    const others = singleCreates(server.url, otherToken, other);
+    const started = process.hrtime.bigint();
+    const file$ = createReadStream(file, { highWaterMark: 256 * 1024 });
+    const answer = mode === 'document'
+      ? await upload(`${server.url}/api/v2/qso?station_profile_id=${station}`, token, 'application/octet-stream', '', file$, '')
+      : await upload(`${server.url}/api/v2/qso`, token, 'application/json', `{"station_profile_id":${station},"import_type":"adif","dryrun":false,"adif":"`, file$.pipe(jsonStringContent()), '"}');
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const latencies = await others.stop();
+    if (answer.status !== 201) throw new Error(`upload answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 300)}`);
+    const imported = (answer.body as { data: { imported: number } }).data.imported;
+    const what = mode === 'document' ? 'HTTP: ADIF as the body' : 'HTTP: JSON import_type adif';
+    const rate = report(`${what}, ${label(imported)} QSOs`, imported, seconds, statSync(file).size, `, server peak RSS ${server.peakRssMb().toFixed(0)} MB (idle ${idleRss.toFixed(0)} MB)`);
+    console.log(`  ratio to the ceiling: ${((rate / ceiling) * 100).toFixed(0)} %; to logbook import: ${((rate / cliRate) * 100).toFixed(0)} %`);
+    console.log(
+      `  another user's single creates meanwhile: ${latencies.length}, p50 ${percentile(latencies, 50).toFixed(0)} ms, ` +
+        `p99 ${percentile(latencies, 99).toFixed(0)} ms, max ${latencies.at(-1)!.toFixed(0)} ms`,
+    );
+  } finally {
+    await server.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(machine());
+  const count = numberOption('qsos', 1_000_000);
+  const file = await ensureFile(count);
+  const bytes = statSync(file).size;
+  const db = await scratchDatabase('http');
+  try {
+    const ceilingStation = await newStation(db, 'DL0CEIL');
+    const copyPath = join(dataDir, `qsos-${label(count)}.copy`);
+    const rows = await writeCopyRows(db.pool, file, ceilingStation, copyPath);
+    await db.pool.query('CHECKPOINT');
+    const ceiling = report('ceiling: raw COPY into qso (all indexes)', rows, await copyCeiling(db.pool, copyPath, ceilingStation), statSync(copyPath).size);
+    await db.pool.query('TRUNCATE qso CASCADE');
+    await db.pool.query('VACUUM ANALYZE qso');
+
+    const cliStation = await newStation(db, 'DL0CLI');
+    await db.pool.query('CHECKPOINT');
+    const cli = await runCli(['import', file, '--station', String(cliStation), '--json'], db.url);
+    const cliImported = (JSON.parse(cli.stdout) as { imported: number }).imported;
+    const cliRate = report(`logbook import, ${label(count)} QSOs`, cliImported, cli.seconds, bytes, `, peak RSS ${cli.peakRssMb.toFixed(0)} MB`);
+    console.log(`  ratio to the ceiling: ${((cliRate / ceiling) * 100).toFixed(0)} %`);
+
+    for (const mode of ['document', 'json'] as const) await httpImport(db, file, mode, ceiling, cliRate);
+    console.log(machine());
+  } finally {
+    await db.dispose();
+  }
+}
+
+await main();
