@@ -15,9 +15,10 @@ const benchmarks = {
   confirmation: ['benchmarks/confirmation.ts'],
   workers: ['benchmarks/workers.ts'],
   'change-feed': ['benchmarks/change-feed.ts'],
+  merge: ['benchmarks/merge.ts'],
   worker: ['benchmarks/worker/run.ts'],
 };
-const needsDatabase = new Set(['import', 'import-http', 'export', 'qso-list', 'confirmation', 'workers', 'change-feed']);
+const needsDatabase = new Set(['import', 'import-http', 'merge', 'export', 'qso-list', 'confirmation', 'workers', 'change-feed']);
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const extra = process.argv.slice(2).filter((a) => a.startsWith('--'));

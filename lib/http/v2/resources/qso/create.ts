@@ -114,11 +114,15 @@ interface StreamedAdif {
   runs: RunningImport[];
 }
 
-function startImport(request: RequestContext, stationId: number, dryRun: boolean, policy: ImportPolicy): RunningImport {
+function startImport(request: RequestContext, stationId: number, dryRun: boolean, policy: ImportPolicy, alongside: boolean): RunningImport {
   const sink = new PassThrough();
   // Stopped before the import reads from it (still connecting), the sink's error must not go unheard.
   sink.on('error', () => undefined);
-  const result = importAdif(request.services.bulkDb, sink, importOptions(request, stationId, dryRun, 'MHz', policy));
+  // A dry run, too, holds a connection while it reads (it matches in a transaction): the one that
+  // runs alongside the real import takes it from the main pool, so that a request never holds
+  // two bulkDb connections (four such requests could then wait for each other).
+  const pool = dryRun && alongside ? request.services.db : request.services.bulkDb;
+  const result = importAdif(pool, sink, importOptions(request, stationId, dryRun, 'MHz', policy));
   result.catch(() => undefined); // awaited later; this only keeps an early failure from going unhandled
   return { dryRun, sink, result };
 }
@@ -216,7 +220,7 @@ async function jsonCreate(request: RequestContext, input: Readable): Promise<Han
     const station = await ownedStation(request, seen.station_profile_id);
     const kinds = seen.dryrun === undefined ? [false, true] : [parseDryRun(seen.dryrun)];
     const policy = readImportPolicy(seen);
-    streamed = { stationId: station.id, policy, runs: kinds.map((dryRun) => startImport(request, station.id, dryRun, policy)) };
+    streamed = { stationId: station.id, policy, runs: kinds.map((dryRun) => startImport(request, station.id, dryRun, policy, kinds.length > 1)) };
     return streamed.runs.map((run) => run.sink);
   };
 
