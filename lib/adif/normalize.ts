@@ -290,6 +290,26 @@ function frequency(name: CoreField, text: string | undefined, unit: FrequencyUni
 }
 
 /**
+ * Some loggers write Hz where ADIF wants MHz (a Cloudlog backup's `<FREQ:8>14070000`, which as
+ * MHz is 14 THz). When the value read as MHz lies in no band but read as Hz lies in the band the
+ * record states, it was Hz: kept as such, with a message.
+ */
+function hertzInsteadOfMhz(
+  name: CoreField,
+  text: string | undefined,
+  stated: string | undefined,
+  hz: number | null,
+  unit: FrequencyUnit,
+  messages: string[],
+): number | null {
+  if (unit !== 'MHz' || hz === null || text === undefined || stated === undefined || bandFromFrequency(hz) !== null) return hz;
+  const asHertz = parseFrequency(text, 'Hz');
+  if (asHertz === null || asHertz === 0 || bandFromFrequency(asHertz) !== stated.toLowerCase()) return hz;
+  messages.push(`${name} ${quote(text)} is no frequency in MHz but is one in Hz in the record's band ${stated.toLowerCase()}: stored as ${formatMhz(asHertz)} MHz`);
+  return asHertz;
+}
+
+/**
  * The band a record states, lower-cased and kept even when FREQ disagrees (said in a
  * message), else the band FREQ lies in, else null.
  */
@@ -356,8 +376,8 @@ export function normalizeRecord(raw: RawRecord, options: NormalizeOptions): Norm
 
   const dateOff = optionalPart('QSO_DATE_OFF', core.QSO_DATE_OFF, parseAdifDate, 'a valid date', messages);
   const timeOff = optionalPart('TIME_OFF', core.TIME_OFF, parseAdifTime, 'a valid time', messages);
-  const freq = frequency('FREQ', core.FREQ, options.frequencyUnit, messages);
-  const freqRx = frequency('FREQ_RX', core.FREQ_RX, options.frequencyUnit, messages);
+  const freq = hertzInsteadOfMhz('FREQ', core.FREQ, core.BAND, frequency('FREQ', core.FREQ, options.frequencyUnit, messages), options.frequencyUnit, messages);
+  const freqRx = hertzInsteadOfMhz('FREQ_RX', core.FREQ_RX, core.BAND_RX, frequency('FREQ_RX', core.FREQ_RX, options.frequencyUnit, messages), options.frequencyUnit, messages);
   const { mode, submode } = splitMode(core.MODE ?? '', core.SUBMODE);
 
   const qso: NormalizedQso = {

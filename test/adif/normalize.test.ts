@@ -197,6 +197,11 @@ t.test('band: stated, derived, mismatched, out of band', async (t) => {
     [{ FREQ: '145.9', FREQ_RX: '435.8' }, '2m', '70cm', 145900000, []],
     [{ BAND: '2m', BAND_RX: '70CM', FREQ_RX: '145.9' }, '2m', '70cm', null, ['BAND_RX 70cm does not match FREQ_RX 145.9 MHz (2m)']],
     [{ FREQ: '14.074M' }, '20m', null, 14074000, []],
+    // Hz where ADIF wants MHz: read as Hz when that lies in the stated band, else left alone.
+    [{ BAND: '20m', FREQ: '14070000' }, '20m', null, 14070000, ['FREQ "14070000" is no frequency in MHz but is one in Hz in the record\'s band 20m: stored as 14.07 MHz']],
+    [{ BAND: '2m', BAND_RX: '70cm', FREQ_RX: '435800000' }, '2m', '70cm', null, ['FREQ_RX "435800000" is no frequency in MHz but is one in Hz in the record\'s band 70cm: stored as 435.8 MHz']],
+    [{ BAND: '40m', FREQ: '14070000' }, '40m', null, 14070000000000, []],
+    [{ FREQ: '14070000' }, '', null, 14070000000000, ['FREQ 14070000 MHz is outside every band']],
   ];
   for (const [extra, band, bandRx, freq, messages] of cases) {
     const result = normalizeRecord({ ...minimal, ...extra }, ADIF);
