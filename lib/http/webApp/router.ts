@@ -1,0 +1,88 @@
+import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { projectRoot } from '../../paths.js';
+import { notFound } from '../errors.js';
+
+/**
+ * The browser app at `/` (web/: plain HTML, CSS and one script, no build step) and the API page
+ * at `/api-docs` (Swagger UI from the npm package swagger-ui-dist). Everything is served from
+ * here, nothing from a CDN; every page carries a Content-Security-Policy that allows only this
+ * origin's scripts and styles (plus the worker's WebSocket) and forbids framing.
+ */
+
+const APP_CSP = [
+  "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self' ws: wss:",
+  "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'", "object-src 'none'",
+].join('; ');
+/** Swagger UI sets style attributes from script: inline styles are needed there, inline scripts are not. */
+const API_CSP = APP_CSP.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'");
+
+const WEB = join(projectRoot, 'web');
+const OWN_FILES: Record<string, string> = { 'app.js': 'js', 'app.css': 'css', 'api.js': 'js' };
+const VIEWER_FILES: Record<string, string> = { 'swagger-ui-bundle.js': 'js', 'swagger-ui.css': 'css' };
+
+/** The folder of swagger-ui-dist, or null when the package is not installed. */
+function viewerFolder(): string | null {
+  try {
+    return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  } catch {
+    return null;
+  }
+}
+
+const VIEWER_MISSING = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Logbook · API</title></head><body>
+<p>The API viewer (npm package swagger-ui-dist) is not installed here: run <code>npm ci</code>.
+The OpenAPI document itself is at <a href="/openapi.json">/openapi.json</a>.</p></body></html>`;
+
+function securityHeaders(ctx: Context, csp: string): void {
+  ctx.set('Content-Security-Policy', csp);
+  ctx.set('X-Frame-Options', 'DENY');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Referrer-Policy', 'no-referrer');
+}
+
+export function webAppRouter(): Router {
+  const router = new Router();
+  const page = (name: string) => readFileSync(join(WEB, name), 'utf8');
+  const index = page('index.html');
+  const apiPage = page('api.html');
+  const viewer = viewerFolder();
+
+  router.get('/', (ctx) => {
+    securityHeaders(ctx, APP_CSP);
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.type = 'html';
+    ctx.body = index;
+  });
+
+  router.get('/api-docs', (ctx) => {
+    securityHeaders(ctx, API_CSP);
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.type = 'html';
+    ctx.body = viewer ? apiPage : VIEWER_MISSING;
+  });
+
+  router.get('/app/:file', (ctx) => {
+    const type = OWN_FILES[ctx.params.file!];
+    if (!type) throw notFound('No such file');
+    securityHeaders(ctx, APP_CSP);
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.type = type;
+    ctx.body = createReadStream(join(WEB, ctx.params.file!));
+  });
+
+  router.get('/app/vendor/:file', (ctx) => {
+    const type = VIEWER_FILES[ctx.params.file!];
+    const path = viewer && type ? join(viewer, ctx.params.file!) : null;
+    if (!path || !existsSync(path)) throw notFound('No such file');
+    securityHeaders(ctx, API_CSP);
+    ctx.set('Cache-Control', 'public, max-age=86400');
+    ctx.type = type!;
+    ctx.body = createReadStream(path);
+  });
+
+  return router;
+}
