@@ -30,3 +30,7 @@ CREATE TABLE IF NOT EXISTS import_jobs (
 
 CREATE INDEX IF NOT EXISTS import_jobs_user_recent ON import_jobs (user_id, id DESC);
 CREATE INDEX IF NOT EXISTS import_jobs_active ON import_jobs (runner_host) WHERE state IN ('queued', 'running');
+
+-- The duplicate policy of the upload (on_duplicate, insert_unmatched), applied when the job runs.
+ALTER TABLE import_jobs ADD COLUMN IF NOT EXISTS on_duplicate text CHECK (on_duplicate IN ('skip', 'confirm', 'merge'));
+ALTER TABLE import_jobs ADD COLUMN IF NOT EXISTS insert_unmatched boolean NOT NULL DEFAULT false;

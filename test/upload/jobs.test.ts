@@ -66,6 +66,19 @@ t.test('import jobs: Prefer: respond-async, progress, list, cancel, bounds', asy
     t.match(failed, { state: 'failed', error: 'No QSO records found', summary: { parsed: 0 } });
   });
 
+  t.test('the duplicate policy travels with the job', async (t) => {
+    const bad = await upload(`?station_profile_id=${op.stationId}&async=true&on_duplicate=overwrite`, adifDocument(1), { 'content-type': 'text/plain' });
+    t.equal(bad.status, 400, 'checked before anything is spooled');
+    t.equal(bad.body.error.details.field, 'on_duplicate');
+    const withComment = adifDocument(1).replace('<EOR>', '<COMMENT:5>hello<EOR>');
+    const res = await upload(`?station_profile_id=${op.stationId}&async=true&on_duplicate=merge`, withComment, { 'content-type': 'text/plain' });
+    t.equal(res.status, 202, res.text);
+    const job = await waitForJob(server, op.token, res.headers.get('location')!, (j) => j.state === 'done');
+    t.match(job.summary, { parsed: 1, imported: 0, confirmed: 1 });
+    const { rows } = await db.query("SELECT comment FROM qso WHERE station_id = $1 AND call = 'K0A'", [op.stationId]);
+    t.same(rows, [{ comment: 'hello' }], 'merged into the stored QSO');
+  });
+
   t.test('scopes: qso:write to create and cancel, qso:read to read', async (t) => {
     const denied = await upload(`?station_profile_id=${reader.stationId}&async=true`, adifDocument(1), { 'content-type': 'text/plain' }, reader.token);
     t.equal(denied.status, 403);

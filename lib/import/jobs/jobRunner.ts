@@ -149,6 +149,7 @@ export class ImportJobs {
     try {
       const summary = await importAdif(this.options.importDb, input, {
         stationId: job.stationId, frequencyUnit: 'MHz', dryRun: job.dryRun, operator: job.operator,
+        onDuplicate: job.onDuplicate ?? undefined, insertUnmatched: job.insertUnmatched,
         rowsPerBatch: this.options.rowsPerBatch, signal: controller.signal, onProgress: (now) => Object.assign(progress, now),
       });
       finished = await finishJob(db, id, outcomeOf(summary));

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { ImportSummary } from '../types.js';
+import type { DuplicatePolicy, ImportSummary } from '../types.js';
 
 /**
  * Rows of `import_jobs` (sql/011_import_jobs.sql). Every query names the owner or the job's
@@ -15,6 +15,8 @@ export interface ImportJob {
   state: JobState;
   dryRun: boolean;
   operator: string | null;
+  onDuplicate: DuplicatePolicy | null;
+  insertUnmatched: boolean;
   fileName: string | null;
   bytesTotal: number | null;
   bytesDone: number;
@@ -36,6 +38,7 @@ export interface Runner {
 }
 
 const COLUMNS = `id::int AS "id", user_id AS "userId", station_id AS "stationId", state, dry_run AS "dryRun", operator,
+  on_duplicate AS "onDuplicate", insert_unmatched AS "insertUnmatched",
   file_name AS "fileName", bytes_total::float8 AS "bytesTotal", bytes_done::float8 AS "bytesDone", records_done AS "recordsDone",
   summary, error, cancel_requested AS "cancelRequested", spool_path AS "spoolPath", created_at AS "createdAt",
   started_at AS "startedAt", finished_at AS "finishedAt"`;
@@ -47,6 +50,8 @@ export interface NewJob {
   stationId: number;
   dryRun: boolean;
   operator: string | null;
+  onDuplicate: DuplicatePolicy | null;
+  insertUnmatched: boolean;
   fileName: string | null;
 }
 
@@ -78,9 +83,9 @@ export async function admitJob(db: pg.Pool, job: NewJob, runner: Runner, spoolPa
       return { ok: false, reason: 'spool_full', active: counts!.mine };
     }
     const { rows: [created] } = await client.query<{ id: number }>(
-      `INSERT INTO import_jobs (user_id, station_id, dry_run, operator, file_name, runner_host, runner_pid, runner_instance, spool_path)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, '') RETURNING id::int AS id`,
-      [job.userId, job.stationId, job.dryRun, job.operator, job.fileName, runner.host, runner.pid, runner.instance],
+      `INSERT INTO import_jobs (user_id, station_id, dry_run, operator, on_duplicate, insert_unmatched, file_name, runner_host, runner_pid, runner_instance, spool_path)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, '') RETURNING id::int AS id`,
+      [job.userId, job.stationId, job.dryRun, job.operator, job.onDuplicate, job.insertUnmatched, job.fileName, runner.host, runner.pid, runner.instance],
     );
     const { rows: [row] } = await client.query<ImportJob>(
       `UPDATE import_jobs SET spool_path = $2 WHERE id = $1 RETURNING ${COLUMNS}`, [created!.id, spoolPathFor(created!.id)],

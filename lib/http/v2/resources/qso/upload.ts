@@ -67,7 +67,8 @@ async function spoolJob(request: RequestContext, settings: UploadSettings, docum
   const { services, principal, ctx } = request;
   const jobs = services.importJobs;
   const admission = await jobs.admit({
-    userId: principal.userId, stationId: settings.stationId, dryRun: settings.dryRun, operator: restrictedOperator(principal), fileName,
+    userId: principal.userId, stationId: settings.stationId, dryRun: settings.dryRun, operator: restrictedOperator(principal),
+    onDuplicate: settings.policy.onDuplicate ?? null, insertUnmatched: settings.policy.insertUnmatched, fileName,
   });
   if (!admission.ok) {
     const max = services.config.import_jobs.max_active_per_owner;
@@ -91,12 +92,7 @@ async function spoolJob(request: RequestContext, settings: UploadSettings, docum
 }
 
 function receive(request: RequestContext, settings: UploadSettings, document: Readable, fileName: string | null): Promise<HandlerResult> {
-  if (!settings.async) return importDocument(request, settings, document);
-  // An import job does not record a duplicate policy yet: refused rather than ignored.
-  if (settings.policy.onDuplicate !== undefined || settings.policy.insertUnmatched) {
-    throw validationError('on_duplicate and insert_unmatched are not available for asynchronous imports yet', { field: settings.policy.onDuplicate !== undefined ? 'on_duplicate' : 'insert_unmatched' });
-  }
-  return spoolJob(request, settings, document, fileName);
+  return settings.async ? spoolJob(request, settings, document, fileName) : importDocument(request, settings, document);
 }
 
 /** A document sent as the request body. */
