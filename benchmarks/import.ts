@@ -25,7 +25,7 @@ import { loadImportStation } from '../lib/import/enrich.js';
 import { insertOneQso } from '../lib/import/insertOne.js';
 import { RecordProcessor } from '../lib/import/recordProcessor.js';
 import { AdifRowsTransform } from '../lib/import/rowStreams.js';
-import { INSERT_COLUMNS } from '../lib/import/rowValues.js';
+import { INSERT_COLUMNS, MATCH_COLUMNS } from '../lib/import/rowValues.js';
 import { beginQsoWriteForStations } from '../lib/qso/writeLock.js';
 import { writeGeneratedAdif } from './generate-adif.js';
 import { numberOption, scratchDatabase } from './lib/scratch.js';
@@ -98,9 +98,11 @@ export async function writeCopyRows(db: pg.Pool, adifPath: string, stationId: nu
   const options = { stationId, frequencyUnit: 'MHz' as const };
   const processor = new RecordProcessor(await loadImportStation(db, stationId), options, null);
   const prefix = `${stationId}\t`;
+  // Staging rows end in the MATCH_COLUMNS (NULL for a record to insert), which qso has not.
+  const matchColumns = new RegExp(`(?:\\t[^\\t\\n]*){${MATCH_COLUMNS.length}}$`, 'gm');
   const withStation = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
-      callback(null, chunk.toString('utf8').replace(/^(?=.)/gm, prefix));
+      callback(null, chunk.toString('utf8').replace(matchColumns, '').replace(/^(?=.)/gm, prefix));
     },
   });
   await pipeline(createReadStream(adifPath, { highWaterMark: 256 * 1024 }), new AdifRowsTransform(processor, 'adi', undefined), withStation, createWriteStream(copyPath));
