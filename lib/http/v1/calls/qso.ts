@@ -22,16 +22,6 @@ function collapseAfterEor(text: string): string {
   return text.replace(BREAK_AFTER_EOR, '<$1>');
 }
 
-/** As a streamed upload arrives: the import's row text and batches then stay as small as for one. */
-const PIECE_BYTES = 64 * 1024;
-
-function inPieces(text: string): Readable {
-  const bytes = Buffer.from(text, 'utf8');
-  return Readable.from((function* () {
-    for (let at = 0; at < bytes.length; at += PIECE_BYTES) yield bytes.subarray(at, at + PIECE_BYTES);
-  })());
-}
-
 /** A club member below officer level logs as themself, whatever OPERATOR the record names. */
 function forcedOperator(key: KeyHolder): string | null {
   return key.club && key.club.level < OFFICER_LEVEL ? key.club.callsign : null;
@@ -86,7 +76,7 @@ export const qsoCall: V1Call = {
       // A logger's few QSOs go straight in (no import lock, no duplicate index of the whole location).
       summary = !dryRun && body.string.length <= DIRECT_MAX_CHARS
         ? await importSmallAdif(services.db, body.string, options)
-        : await importAdif(services.bulkDb, inPieces(body.string), { ...options, dryRun, rowsPerBatch: services.config.import_batch_rows });
+        : await importAdif(services.bulkDb, Readable.from([body.string]), { ...options, dryRun, rowsPerBatch: services.config.import_batch_rows });
     } catch (error) {
       // Nothing in the string was ADIF: the caller's mistake, in the v1 failure shape.
       if (error instanceof UnreadableInputError) throw failed(400, error.message);
