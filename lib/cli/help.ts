@@ -57,6 +57,8 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     summary: 'import an ADIF or ADX file (.gz too, or - for stdin) into a station location',
     flags: {
       station: 'station location id', 'dry-run': 'check only: count what would be imported, skipped as duplicates and failed', ...json,
+      'on-duplicate': 'records already in the log: skip, confirm or merge (default: confirm for recognised downloads, else skip)',
+      'insert-unmatched': "also insert a recognised download's records that match no QSO",
       config: 'JSON configuration file (import_batch_rows)',
     },
   },
