@@ -35,9 +35,13 @@ async function runImport(db: pg.Pool, input: Readable, options: ImportOptions, t
   const dryRun = options.dryRun === true;
   const client = await db.connect();
   // A connection lost mid-import fails the running query; without a listener the client's own
-  // 'error' event would also crash the process.
-  const ignore = () => undefined;
-  client.on('error', ignore);
+  // 'error' event would also crash the process. Its error names the cause (a terminated backend);
+  // the query that fails then only says the client "is not queryable", so that one is reported.
+  let connectionError: Error | undefined;
+  const onConnectionError = (error: Error) => {
+    connectionError ??= error;
+  };
+  client.on('error', onConnectionError);
   let failure: Error | undefined;
   try {
     // A batch's INSERT into a big location may outlast the API's statement_timeout.
@@ -74,10 +78,10 @@ async function runImport(db: pg.Pool, input: Readable, options: ImportOptions, t
   } catch (error) {
     failure = error as Error;
     await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
+    throw connectionError ?? error;
   } finally {
     // A connection that failed mid-COPY is not worth reusing: the pool opens a fresh one.
-    client.off('error', ignore);
+    client.off('error', onConnectionError);
     client.release(failure);
   }
 }

@@ -22,7 +22,7 @@ type Progress = ImportOptions['onProgress'];
 const FIRST_BYTES = 64;
 
 /** Most bytes read without letting the event loop run (a few milliseconds of work). */
-const SLICE_BYTES = 32 * 1024;
+const SLICE_BYTES = 64 * 1024;
 
 /** Leading white space beyond this decides for .adi: an ADX document starts with its markup. */
 const MAX_SNIFF_BYTES = 64 * 1024;

@@ -100,6 +100,8 @@ interface RunningImport {
   dryRun: boolean;
   sink: PassThrough;
   result: Promise<ImportSummary>;
+  /** Stopped by this request (its failure is then no cause to report). */
+  stopped?: boolean;
 }
 
 /**
@@ -127,15 +129,32 @@ function startImport(request: RequestContext, stationId: number, dryRun: boolean
   return { dryRun, sink, result };
 }
 
-/** Stops an import that must not complete and waits for its rollback; one already completing is left alone. */
-async function stopImport(run: RunningImport, reason: Error): Promise<void> {
-  if (run.sink.writableEnded) return;
+/**
+ * Stops an import that must not complete and waits for its rollback; one already completing is
+ * left alone. Returns the error of an import that had failed on its own (its sink was already
+ * destroyed by its pipeline), else null.
+ */
+async function stopImport(run: RunningImport, reason: Error): Promise<unknown> {
+  if (run.sink.writableEnded || run.stopped) return null;
+  const failedOnItsOwn = run.sink.destroyed;
+  run.stopped = true;
   run.sink.destroy(reason);
-  await run.result.catch(() => undefined);
+  const failure = await run.result.then(() => null, (error: unknown) => error);
+  return failedOnItsOwn ? failure : null;
 }
 
-async function abandon(streamed: StreamedAdif | null, reason: Error): Promise<void> {
-  for (const run of streamed?.runs ?? []) await stopImport(run, reason);
+/**
+ * Stops the running imports; returns the first one's own failure. When an import fails (its
+ * database connection terminated, say), the body reader only sees the import's sink closed:
+ * the import's error is the cause to report, not that.
+ */
+async function abandon(streamed: StreamedAdif | null, reason: Error): Promise<unknown> {
+  let cause: unknown = null;
+  for (const run of streamed?.runs ?? []) {
+    const failure = await stopImport(run, reason);
+    cause ??= failure;
+  }
+  return cause;
 }
 
 /** Completes the import `dryRun` asks for, after stopping the other one. */
@@ -228,8 +247,7 @@ async function jsonCreate(request: RequestContext, input: Readable): Promise<Han
   try {
     body = await readCreateBody(input, limits, startAdif);
   } catch (error) {
-    await abandon(streamed, error as Error);
-    throw error;
+    throw (await abandon(streamed, error as Error)) ?? error;
   }
   const { members, adif } = body;
   const running = streamed as StreamedAdif | null;
@@ -248,8 +266,8 @@ async function jsonCreate(request: RequestContext, input: Readable): Promise<Han
     if (members.qsos !== undefined) return await bulkImport(request, members, station.id, dryRun);
     return await singleCreate(request, members, station.id, dryRun);
   } catch (error) {
-    await abandon(running, error as Error);
+    const cause = await abandon(running, error as Error);
     if (adif.kind === 'spooled') await adif.discard();
-    throw error;
+    throw cause ?? error;
   }
 }
