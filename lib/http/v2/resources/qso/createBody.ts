@@ -127,6 +127,9 @@ class BodyAssembler {
         this.stack.pop();
         break;
       case 'keyValue':
+        // Assigned to an object, "__proto__" would set its prototype and the member would
+        // silently vanish; every other v2 body refuses it as an unknown member, and so does this one.
+        if (token.value === '__proto__') throw validationError('Field "__proto__" is not accepted', { field: '__proto__' });
         this.key = token.value;
         break;
       case 'startString':
