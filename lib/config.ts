@@ -49,8 +49,11 @@ export interface Config {
   change_retention_days: number;
   metrics: { enabled: boolean; path: string };
   import_jobs: ImportJobsConfig;
-  /** Take the client address from X-Forwarded-For (behind a reverse proxy). */
-  trust_proxy: boolean;
+  /**
+   * Reverse proxies in front of the server (true = 1): the client address is the one the
+   * outermost trusted proxy appended to X-Forwarded-For (lib/http/clientAddress.ts).
+   */
+  trust_proxy: boolean | number;
   /** PostgreSQL statement_timeout of the API's connections, in ms (0: none); exports and imports are exempt. */
   statement_timeout_ms: number;
 }
@@ -107,7 +110,7 @@ const configSchema: JSONSchemaType<ConfigFile> = {
         path: { type: 'string', pattern: '^/(?!api/|index\\.php/)' },
       },
     },
-    trust_proxy: { type: 'boolean', nullable: true },
+    trust_proxy: { type: ['boolean', 'integer'], minimum: 0, maximum: 16, nullable: true },
     statement_timeout_ms: { type: 'integer', minimum: 0, maximum: 86_400_000, nullable: true },
     import_jobs: {
       type: 'object',

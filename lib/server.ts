@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { workerUrls, type Config } from './config.js';
 import type { Database } from './db/database.js';
@@ -18,7 +19,7 @@ import { createPublisher } from './live/publisher.js';
 import type { ResourceDefinition } from './http/v2/resource.js';
 import { ImportJobs } from './import/jobs/jobRunner.js';
 import { logbookHome } from './db/embedded.js';
-import { join } from 'node:path';
+import { prepareSpoolFolder } from './http/spool.js';
 
 const noEvents: EventPublisher = { publish: () => undefined, close: async () => undefined };
 
@@ -49,7 +50,7 @@ export interface ServiceOptions {
   clock?: () => number;
 }
 
-export function createServices(options: ServiceOptions): Services {
+export function createServices(options: ServiceOptions & { spoolFolder: string }): Services {
   const events = options.events ?? eventPublisher(options.config, options.logger);
   return {
     db: options.db.pool,
@@ -69,6 +70,7 @@ export function createServices(options: ServiceOptions): Services {
       events,
     }),
     version: appVersion,
+    spoolFolder: options.spoolFolder,
   };
 }
 
@@ -88,7 +90,8 @@ export interface StartOptions extends ServiceOptions {
 }
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {
-  const services = createServices(options);
+  const spoolFolder = await prepareSpoolFolder(join(logbookHome(), 'spool'));
+  const services = createServices({ ...options, spoolFolder });
   await services.importJobs.start();
   const app = createApp(services, { resources: options.resources });
   const server = app.listen(options.port, options.host);

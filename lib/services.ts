@@ -29,4 +29,6 @@ export interface Services {
   /** Background imports of spooled uploads. */
   importJobs: ImportJobs;
   version: string;
+  /** This process's folder for request text spooled to disk (lib/http/spool.ts). */
+  spoolFolder: string;
 }

@@ -50,7 +50,7 @@ t.test('operator command line', async (t) => {
   t.ok(listed.tokens.find((x: { id: number; expires_at: string }) => x.id === past.id).expires_at.startsWith('2020-01-01'));
   t.same(json('token', 'revoke', String(token.id)), { revoked: true });
   t.equal(run('token', 'revoke', String(token.id), '--json').status, 1, 'revoking twice fails');
-  t.match(json('key', 'create', '--user', String(user.id), '--ro').key, /^wl[0-9a-f]{13}$/);
+  t.match(json('key', 'create', '--user', String(user.id), '--ro').key, /^wl[0-9a-f]{32}$/);
   const { rows: keys } = await db.pool.query('SELECT rights, key_hash FROM api_keys');
   t.same(keys.map((k) => k.rights), ['r']);
 

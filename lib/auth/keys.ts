@@ -1,9 +1,13 @@
 import type pg from 'pg';
 import { hashSecret, randomHex } from './secrets.js';
 
-/** v1 keys keep the original format, `wl` + 13 hex characters, because clients expect it. */
+/**
+ * A new v1 key: the original's `wl` prefix and 128 random bits (32 hex characters). The
+ * original's 13 hex characters (52 bits) could be guessed; keys of that shape issued earlier
+ * keep working, since keys are looked up by hash whatever their length.
+ */
 export function generateKey(): string {
-  return 'wl' + randomHex(7).slice(0, 13);
+  return 'wl' + randomHex(16);
 }
 
 export type KeyRights = 'r' | 'rw';

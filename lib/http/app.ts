@@ -15,6 +15,7 @@ import type { ResourceDefinition } from './v2/resource.js';
 import { v1Router } from './v1/router.js';
 import { liveRouter } from './live/router.js';
 import { webAppRouter } from './webApp/router.js';
+import { trustedProxies } from './clientAddress.js';
 
 export interface AppOptions {
   resources?: ResourceDefinition[];
@@ -24,7 +25,8 @@ export interface AppOptions {
 export function createApp(services: Services, options: AppOptions = {}): Koa {
   const resources = options.resources ?? v2Resources;
   const app = new Koa();
-  app.proxy = services.config.trust_proxy;
+  app.proxy = trustedProxies(services.config.trust_proxy) > 0;
+  app.maxIpsCount = trustedProxies(services.config.trust_proxy);
   app.use(requestLog(services.logger, services.metrics));
   app.use(cors);
   app.use(compress);

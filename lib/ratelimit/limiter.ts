@@ -18,6 +18,20 @@ export class RateLimiter {
     return this.store.hit(`${bucket}:${identifier}`, this.clock(), limit);
   }
 
+  /**
+   * Like `check`, and returns `refund`, which takes the hit back: for buckets that count only
+   * failures, recorded before the outcome is known so that concurrent attempts cannot all slip
+   * under the limit.
+   */
+  async attempt(bucket: string, identifier: string): Promise<{ decision: RateDecision; refund(): Promise<void> }> {
+    const limit = limitFor(this.limits, bucket);
+    if (!limit) return { decision: { allowed: true, retryAfter: 0 }, refund: async () => undefined };
+    const key = `${bucket}:${identifier}`;
+    const now = this.clock();
+    const decision = await this.store.hit(key, now, limit);
+    return { decision, refund: () => (decision.allowed ? this.store.unhit(key, now) : Promise.resolve()) };
+  }
+
   close(): Promise<void> {
     return this.store.close();
   }

@@ -14,6 +14,14 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return decision;
   }
 
+  async unhit(key: string, at: number): Promise<void> {
+    const log = this.logs.get(key);
+    const index = log?.indexOf(at) ?? -1;
+    if (index < 0) return;
+    log!.splice(index, 1);
+    if (!log!.length) this.logs.delete(key);
+  }
+
   async close(): Promise<void> {
     this.logs.clear();
   }

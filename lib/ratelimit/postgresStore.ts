@@ -17,5 +17,12 @@ export class PostgresRateLimitStore implements RateLimitStore {
     return decide(row.count, row.oldest, now, limit);
   }
 
+  async unhit(key: string, at: number): Promise<void> {
+    await this.pool.query(
+      `DELETE FROM rate_limit_hits WHERE ctid = (SELECT ctid FROM rate_limit_hits WHERE bucket_key = $1 AND hit_at = $2 LIMIT 1)`,
+      [key, at],
+    );
+  }
+
   async close(): Promise<void> {}
 }

@@ -13,6 +13,13 @@ end
 return {count, oldest or false}
 `;
 
+/** Removes one member recorded at exactly the given score. */
+const UNHIT_SCRIPT = `
+local found = redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[1], ARGV[1], 'LIMIT', 0, 1)
+if found[1] then redis.call('ZREM', KEYS[1], found[1]) end
+return 0
+`;
+
 /** Store shared by every API process that points at one Redis (REDIS_URL). */
 export class RedisRateLimitStore implements RateLimitStore {
   private readonly redis: Redis;
@@ -28,6 +35,10 @@ export class RedisRateLimitStore implements RateLimitStore {
       HIT_SCRIPT, 1, this.prefix + key, String(now), String(limit.window), String(limit.requests), member,
     )) as [number, string | null];
     return decide(count, oldest === null ? null : Number(oldest), now, limit);
+  }
+
+  async unhit(key: string, at: number): Promise<void> {
+    await this.redis.eval(UNHIT_SCRIPT, 1, this.prefix + key, String(at));
   }
 
   async close(): Promise<void> {

@@ -19,8 +19,16 @@ export interface RateDecision {
  */
 export interface RateLimitStore {
   hit(key: string, now: number, limit: RateLimit): Promise<RateDecision>;
+  /** Takes back one hit recorded for `key` at `at` (an attempt that turned out not to count). */
+  unhit(key: string, at: number): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * The pre-authentication bucket, counted per client address: every v2 request, and every failed
+ * v1 key or `/live/token` authentication, so that guessing is slowed on every door alike.
+ */
+export const PRE_AUTH_BUCKET = 'api_v2_auth';
 
 /** Exact bucket name, then `default`, else unlimited (SPEC.md "Limits" 3). */
 export function limitFor(limits: RateLimitMap, bucket: string): RateLimit | null {

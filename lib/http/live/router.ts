@@ -7,6 +7,9 @@ import { workerUrls } from '../../config.js';
 import type { Services } from '../../services.js';
 import { mayWatchTopic } from './topicAccess.js';
 import { livePage } from './page.js';
+import { enforceRateLimit } from '../rateLimit.js';
+import { clientAddress } from '../clientAddress.js';
+import { PRE_AUTH_BUCKET } from '../../ratelimit/types.js';
 
 const DEFAULT_TOKEN_TTL_SECONDS = 3600;
 
@@ -27,6 +30,7 @@ export function liveRouter(services: Services): Router {
   router.get('/live/token', async (ctx) => {
     ctx.state.api = 'live';
     ctx.state.resource = 'live_token';
+    await enforceRateLimit(services, PRE_AUTH_BUCKET, clientAddress(ctx, services.config));
     const principal = await authenticate(services.db, presentedToken(ctx.get('authorization'), ctx.get('x-api-key')), services.logger);
     ctx.state.tokenId = principal.tokenId;
     const topic = typeof ctx.query.topic === 'string' ? ctx.query.topic : '';

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import type { Services } from '../../services.js';
+import type { TextFilter, V1Text } from './body.js';
 
 /** A v1 answer: status and JSON value (PHP's json_encode look), or an empty body. */
 export interface V1Answer {
@@ -36,6 +37,11 @@ export interface V1Request {
   segment: string | null;
   /** The key as presented: URL segment for calls that take it there, else the body's `key`. */
   key: unknown;
+  /**
+   * The call's `textMember` when the body carried it as a string (not in `body`); the router
+   * discards a spooled one after the call.
+   */
+  text: V1Text | null;
 }
 
 export interface V1Call {
@@ -49,9 +55,12 @@ export interface V1Call {
    */
   wrongJson?: V1Answer;
   requireObject?: boolean;
-  /** Rewrites the raw body text before JSON parsing. */
-  prepareBody?: (text: string) => string;
-  /** Bodies up to `max_body_bytes` (ADIF uploads) instead of `max_json_body_bytes`. */
-  largeBody?: boolean;
+  /** Makes a filter that rewrites the raw body text, chunk by chunk, before JSON parsing. */
+  bodyFilter?: () => TextFilter;
+  /**
+   * A top-level string member that may be large (an ADIF upload): read into `text`, kept out
+   * of memory, and allowed up to `max_body_bytes` instead of `max_json_body_bytes`.
+   */
+  textMember?: string;
   handle(request: V1Request): Promise<void>;
 }

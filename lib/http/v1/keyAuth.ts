@@ -1,6 +1,12 @@
+import type { Context } from 'koa';
+import type pg from 'pg';
 import { findKey, type V1Key } from '../../auth/keys.js';
+import { PRE_AUTH_BUCKET } from '../../ratelimit/types.js';
+import type { Services } from '../../services.js';
 import { OFFICER_LEVEL } from '../v2/principal.js';
+import { clientAddress } from '../clientAddress.js';
 import type { V1Failure, V1Request } from './call.js';
+import { v1RateLimited } from './rateLimit.js';
 
 /** The acting member of a club key (owner ≠ creator). */
 export interface KeyClubMember {
@@ -17,8 +23,8 @@ export interface KeyHolder extends V1Key {
  * The creator's standing in the club that owns the key: their level, or officer for an
  * instance administrator (as for v2 club tokens); null once the membership is withdrawn.
  */
-async function clubMember(request: V1Request, key: V1Key): Promise<KeyClubMember | null> {
-  const { rows } = await request.services.db.query<{ callsign: string; is_admin: boolean; level: number | null }>(
+async function clubMember(db: pg.Pool, key: V1Key): Promise<KeyClubMember | null> {
+  const { rows } = await db.query<{ callsign: string; is_admin: boolean; level: number | null }>(
     `SELECT u.callsign, u.is_admin, m.level
        FROM users u LEFT JOIN club_members m ON m.club_id = $1 AND m.user_id = u.id
       WHERE u.id = $2`,
@@ -29,21 +35,53 @@ async function clubMember(request: V1Request, key: V1Key): Promise<KeyClubMember
   return row && level !== null ? { level, callsign: row.callsign } : null;
 }
 
-/**
- * The key the request presents, or null when it is missing, unknown, disabled, or a club key
- * whose creator has left the club (such a key no longer acts for the club). Records the key
- * id for the request log.
- */
-export async function authorizeKey(request: V1Request): Promise<KeyHolder | null> {
-  const key = await findKey(request.services.db, request.key);
+/** The holder of `presented`, or null (unknown, disabled, or a club key whose creator left the club). */
+async function holderOf(db: pg.Pool, presented: unknown): Promise<KeyHolder | null> {
+  const key = await findKey(db, presented);
   if (!key) return null;
   let club: KeyClubMember | null = null;
   if (key.userId !== key.createdBy) {
-    club = await clubMember(request, key);
+    club = await clubMember(db, key);
     if (!club) return null;
   }
-  request.ctx.state.keyId = key.id;
   return { ...key, club };
+}
+
+/**
+ * Judges a presented key. A failure counts in the pre-authentication bucket of the client
+ * address (the attempt is recorded first and refunded on success, so concurrent guesses cannot
+ * all slip under the limit); a full bucket answers 429 before the key is looked up. Nothing
+ * presented is no attempt and counts nothing.
+ */
+async function judgeKey(ctx: Context, services: Services, presented: unknown): Promise<KeyHolder | null> {
+  if (presented === undefined || presented === null || presented === '') return null;
+  const { decision, refund } = await services.rateLimiter.attempt(PRE_AUTH_BUCKET, clientAddress(ctx, services.config));
+  if (!decision.allowed) throw v1RateLimited(services, PRE_AUTH_BUCKET, decision);
+  const holder = await holderOf(services.db, presented);
+  if (!holder) return null;
+  await refund();
+  ctx.state.keyId = holder.id;
+  return holder;
+}
+
+const verdicts = new WeakMap<Context, { presented: unknown; holder: Promise<KeyHolder | null> }>();
+
+/**
+ * The holder of the key a request presents, judged once per request: the router judges a body
+ * key the moment the body's reader sees it, and the call's own check reuses that verdict.
+ * Records the key id for the request log.
+ */
+export function authenticateKey(ctx: Context, services: Services, presented: unknown): Promise<KeyHolder | null> {
+  const known = verdicts.get(ctx);
+  if (known && known.presented === presented) return known.holder;
+  const holder = judgeKey(ctx, services, presented);
+  verdicts.set(ctx, { presented, holder });
+  return holder;
+}
+
+/** The key the request presents (see authenticateKey), or null. */
+export function authorizeKey(request: V1Request): Promise<KeyHolder | null> {
+  return authenticateKey(request.ctx, request.services, request.key);
 }
 
 /** The presented key, else `missing` is thrown. */

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { hashSecret } from '../../auth/secrets.js';
 import type { Services } from '../../services.js';
+import type { RateDecision } from '../../ratelimit/types.js';
 import { clientAddress } from '../clientAddress.js';
 import { V1Failure } from './call.js';
 
@@ -10,7 +11,7 @@ import { V1Failure } from './call.js';
  */
 function identifier(ctx: Context, services: Services, key: unknown): string {
   if (typeof key === 'string' && key !== '') return `api_key_${hashSecret(key)}`;
-  return `ip_${clientAddress(ctx, services.config.trust_proxy)}`;
+  return `ip_${clientAddress(ctx, services.config)}`;
 }
 
 /**
@@ -19,10 +20,14 @@ function identifier(ctx: Context, services: Services, key: unknown): string {
  */
 export async function enforceV1RateLimit(ctx: Context, services: Services, bucket: string, key: unknown): Promise<void> {
   const decision = await services.rateLimiter.check(bucket, identifier(ctx, services, key));
-  if (decision.allowed) return;
+  if (!decision.allowed) throw v1RateLimited(services, bucket, decision);
+}
+
+/** The v1 429 answer (with `Retry-After`) for a denied `bucket`, counted in the metrics. */
+export function v1RateLimited(services: Services, bucket: string, decision: RateDecision): V1Failure {
   services.metrics.rateLimited.inc({ bucket });
   const seconds = decision.retryAfter;
-  throw new V1Failure(
+  return new V1Failure(
     { status: 429, body: { status: 'failed', reason: `Rate limit exceeded. Try again in ${seconds} seconds.`, retry_after: seconds } },
     { 'Retry-After': String(seconds) },
   );

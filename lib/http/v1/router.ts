@@ -2,9 +2,10 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../../services.js';
 import { V1Failure, type V1Call } from './call.js';
-import { readV1Body, type V1Body } from './body.js';
+import { readV1Body, type V1Body, type V1Text } from './body.js';
 import { sendJson } from './answer.js';
 import { enforceV1RateLimit } from './rateLimit.js';
+import { authenticateKey } from './keyAuth.js';
 import { v1Calls } from './calls/index.js';
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -26,27 +27,64 @@ function decodeSegment(raw: string | undefined): string | null {
 }
 
 /**
- * One v1 request: body (with the call's own "wrong JSON" answer), key, rate-limit bucket by
- * method name, then the call. V1Failure answers are written here; anything else goes on to
- * the error handler (500).
+ * Reads the body, judging the key as soon as it is known: a URL key before any body byte is
+ * read, a body key the moment its member is complete. A refused key ends the reading (the
+ * rest of the body is never held) and the call gives its own answer for a bad key. The
+ * method's bucket is charged once: per key when one is accepted, else per client address.
+ */
+async function readBody(call: V1Call, ctx: Context, services: Services, segment: string | null): Promise<V1Body> {
+  const { config } = services;
+  let charged = false;
+  const accept = async (key: unknown) => {
+    if (!(await authenticateKey(ctx, services, key))) return false;
+    charged = true;
+    await enforceV1RateLimit(ctx, services, call.name, key);
+    return true;
+  };
+  const keyInPath = call.keyInPath === true && segment !== null;
+  const keyAccepted = keyInPath && (await accept(segment));
+  if (keyInPath && !keyAccepted) return { kind: 'refused', members: {} };
+  let read: V1Body = { kind: 'empty' };
+  if (ctx.method === 'POST') {
+    read = await readV1Body(ctx.req, {
+      maxBodyBytes: call.textMember ? config.max_body_bytes : config.max_json_body_bytes,
+      maxJsonBytes: config.max_json_body_bytes,
+      keyAccepted,
+      checkKey: keyInPath ? undefined : accept,
+      textMember: call.textMember,
+      spoolFolder: services.spoolFolder,
+      filter: call.bodyFilter?.(),
+    });
+  }
+  if (!charged) await enforceV1RateLimit(ctx, services, call.name, undefined);
+  return read;
+}
+
+/**
+ * One v1 request: body and key (see readBody), the call's own "wrong JSON" answer, then the
+ * call. V1Failure answers are written here; anything else goes on to the error handler (500).
  */
 async function dispatch(call: V1Call, path: RegExp, ctx: Context, services: Services): Promise<void> {
   ctx.state.api = 'v1';
   ctx.state.resource = call.name;
+  let text: V1Text | null = null;
   try {
     const segment = decodeSegment(path.exec(ctx.path)?.[1]);
-    const limit = call.largeBody ? services.config.max_body_bytes : services.config.max_json_body_bytes;
-    const read: V1Body = ctx.method === 'POST' ? await readV1Body(ctx, limit, call.prepareBody) : { kind: 'empty' };
-    const json = read.kind === 'json' ? read.value : undefined;
-    if (call.wrongJson && (read.kind !== 'json' || (call.requireObject && !isObject(json)))) throw new V1Failure(call.wrongJson);
+    const read = await readBody(call, ctx, services, segment);
+    if (read.kind === 'json') text = read.text;
+    const json = read.kind === 'json' ? read.value : read.kind === 'refused' ? read.members : undefined;
+    const wrongJson = read.kind === 'empty' || read.kind === 'invalid' || (call.requireObject && !isObject(json));
+    if (call.wrongJson && wrongJson) throw new V1Failure(call.wrongJson);
     const body = isObject(json) ? json : {};
     const key = call.keyInPath && segment !== null ? segment : body.key;
-    await enforceV1RateLimit(ctx, services, call.name, key);
-    await call.handle({ ctx, services, json, bodyProblem: read.kind === 'json' ? null : read.kind, body, segment, key });
+    const bodyProblem = read.kind === 'empty' || read.kind === 'invalid' ? read.kind : null;
+    await call.handle({ ctx, services, json, bodyProblem, body, segment, key, text });
   } catch (error) {
     if (!(error instanceof V1Failure)) throw error;
     for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
     sendJson(ctx, error.answer.status, error.answer.body);
+  } finally {
+    await text?.discard();
   }
 }
 

@@ -4,6 +4,8 @@ import { metaFor, sendData } from '../envelope.js';
 import { parseJson, readRawBody, requireScalarObject } from '../body.js';
 import { validateAgainst } from '../validation.js';
 import { clientAddress } from '../clientAddress.js';
+import { enforceRateLimit } from '../rateLimit.js';
+import { PRE_AUTH_BUCKET } from '../../ratelimit/types.js';
 import type { Services } from '../../services.js';
 import { authenticate, presentedToken } from './principal.js';
 import { requiredScope, supportedVerbs, type Operation, type ResourceDefinition, type Verb } from './resource.js';
@@ -14,15 +16,6 @@ function methodNotAllowed(verbs: Verb[], method: string): ApiError {
   return new ApiError(405, 'method_not_allowed', `Method ${method} is not allowed on this resource`, { allowed: verbs }, {
     Allow: verbs.join(', '),
   });
-}
-
-async function enforceRateLimit(services: Services, bucket: string, identifier: string): Promise<void> {
-  const decision = await services.rateLimiter.check(bucket, identifier);
-  if (decision.allowed) return;
-  services.metrics.rateLimited.inc({ bucket });
-  throw new ApiError(429, 'rate_limited', `Rate limit exceeded; try again in ${decision.retryAfter} seconds`, {
-    retry_after: decision.retryAfter,
-  }, { 'Retry-After': String(decision.retryAfter) });
 }
 
 function singleValuedQuery(ctx: Context): Record<string, string> {
@@ -100,7 +93,7 @@ export function v2Dispatcher(resources: ResourceDefinition[], services: Services
     if (!verbs.includes(method as Verb)) throw methodNotAllowed(verbs, method);
     const verb = method as Verb;
 
-    await enforceRateLimit(services, 'api_v2_auth', clientAddress(ctx, services.config.trust_proxy));
+    await enforceRateLimit(services, PRE_AUTH_BUCKET, clientAddress(ctx, services.config));
     const principal = await authenticate(services.db, presentedToken(ctx.get('authorization'), ctx.get('x-api-key')), services.logger);
     ctx.state.tokenId = principal.tokenId;
     await enforceRateLimit(services, `api_v2_${resource.name}`, `token_${principal.tokenId}`);

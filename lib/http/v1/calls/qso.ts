@@ -1,5 +1,5 @@
-import { Readable } from 'node:stream';
 import type { V1Call } from '../call.js';
+import type { TextFilter } from '../body.js';
 import { failed } from '../call.js';
 import { sendEmpty, sendJson } from '../answer.js';
 import { requireWriteKey, type KeyHolder } from '../keyAuth.js';
@@ -14,12 +14,29 @@ import { importEvent, publishQsoEvent } from '../../../qso/events.js';
 
 /**
  * Loggers put a line break after each `<eor>` inside the JSON string, which is not valid JSON;
- * the original removed such whitespace before decoding, and so do we.
+ * the original removed such whitespace before decoding, and so do we, chunk by chunk: a chunk
+ * ending inside `<eor>` holds back that beginning, and one ending right after it drops the
+ * breaks that open the next chunk.
  */
 const BREAK_AFTER_EOR = /<(eor)>[\r\n\t]+/gi;
+const PARTIAL_EOR_AT_END = /<(?:e(?:o(?:r)?)?)?$/i;
+const EOR_AT_END = /<eor>$/i;
 
-function collapseAfterEor(text: string): string {
-  return text.replace(BREAK_AFTER_EOR, '<$1>');
+function collapseAfterEor(): TextFilter {
+  let held = '';
+  let afterEor = false;
+  return (chunk, last) => {
+    let text = held + chunk;
+    held = '';
+    if (afterEor) text = text.replace(/^[\r\n\t]+/, '');
+    if (text === '') return '';
+    text = text.replace(BREAK_AFTER_EOR, '<$1>');
+    afterEor = EOR_AT_END.test(text);
+    const partial = last || afterEor ? null : PARTIAL_EOR_AT_END.exec(text);
+    if (!partial) return text;
+    held = partial[0];
+    return text.slice(0, partial.index);
+  };
 }
 
 /** A club member below officer level logs as themself, whatever OPERATOR the record names. */
@@ -51,8 +68,8 @@ function messagesOf(summary: ImportSummary, dryRun: boolean): string[] {
  */
 export const qsoCall: V1Call = {
   name: 'qso',
-  largeBody: true,
-  prepareBody: collapseAfterEor,
+  textMember: 'string',
+  bodyFilter: collapseAfterEor,
   wrongJson: { status: 200, body: { status: 'failed', reason: 'wrong JSON' } },
   async handle(request) {
     const { ctx, services, body } = request;
@@ -61,7 +78,8 @@ export const qsoCall: V1Call = {
     if (stationId === null || (await foreignStationIds(services.db, key.userId, [stationId])).length) {
       throw failed(401, 'station id does not belong to the API key owner.');
     }
-    if (body.type !== 'adif' || typeof body.string !== 'string' || body.string === '') return sendEmpty(ctx);
+    const { text } = request;
+    if (body.type !== 'adif' || text === null || text.text === '') return sendEmpty(ctx);
 
     const dryRun = phpTruthy(request.segment);
     const options = {
@@ -74,9 +92,9 @@ export const qsoCall: V1Call = {
     let summary: ImportSummary;
     try {
       // A logger's few QSOs go straight in (no import lock, no duplicate index of the whole location).
-      summary = !dryRun && body.string.length <= DIRECT_MAX_CHARS
-        ? await importSmallAdif(services.db, body.string, options)
-        : await importAdif(services.bulkDb, Readable.from([body.string]), { ...options, dryRun, rowsPerBatch: services.config.import_batch_rows });
+      summary = !dryRun && text.text !== null && text.text.length <= DIRECT_MAX_CHARS
+        ? await importSmallAdif(services.db, text.text, options)
+        : await importAdif(services.bulkDb, text.open(), { ...options, dryRun, rowsPerBatch: services.config.import_batch_rows });
     } catch (error) {
       // Nothing in the string was ADIF: the caller's mistake, in the v1 failure shape.
       if (error instanceof UnreadableInputError) throw failed(400, error.message);
