@@ -110,7 +110,7 @@ const configSchema: JSONSchemaType<ConfigFile> = {
         path: { type: 'string', pattern: '^/(?!api/|index\\.php/)' },
       },
     },
-    trust_proxy: { type: ['boolean', 'integer'], minimum: 0, maximum: 16, nullable: true },
+    trust_proxy: { anyOf: [{ type: 'boolean' }, { type: 'integer', minimum: 0, maximum: 16 }, { type: 'null' }] },
     statement_timeout_ms: { type: 'integer', minimum: 0, maximum: 86_400_000, nullable: true },
     import_jobs: {
       type: 'object',

@@ -36,7 +36,7 @@ t.test('a refused body key is answered before the rest of the body is sent', asy
   // Declares 64 MiB but sends 64 KiB: a server that reads whole bodies never answers.
   const { req, answer } = openPost(t, server, '/api/qso', 64 * 1024 * 1024);
   await write(req, head + '<comment:3>abc'.repeat(4096));
-  const response = await within(answer, 5000, 'answer before the body ended');
+  const response = await within(answer, 15000, 'answer before the body ended');
   t.equal(response.status, 401);
   t.same(JSON.parse(response.text), { status: 'failed', reason: 'missing or wrong api key' });
 });
