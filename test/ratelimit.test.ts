@@ -1,4 +1,6 @@
 import t, { type Test } from 'tap';
+import pg from 'pg';
+import { Redis } from 'ioredis';
 import { RateLimiter } from '../lib/ratelimit/limiter.js';
 import { MemoryRateLimitStore } from '../lib/ratelimit/memoryStore.js';
 import { PostgresRateLimitStore } from '../lib/ratelimit/postgresStore.js';
@@ -41,6 +43,15 @@ async function slidingWindowContract(t: Test, store: RateLimitStore): Promise<vo
   t.equal((await limiter.check('b', key)).allowed, false);
   t.equal((await limiter.check('other', key)).allowed, true, 'unconfigured bucket is unlimited');
   t.equal((await limiter.check('b', key + 'x')).allowed, true, 'identifiers are independent');
+
+  // The window's edge, hit exactly: a hit at t leaves the window at t + window, not later.
+  const edge = new RateLimiter({ e: { requests: 1, window: 10 } }, store, () => now);
+  now = 2_000_000;
+  t.equal((await edge.check('e', key)).allowed, true);
+  now = 2_000_009.75;
+  t.same(await edge.check('e', key), { allowed: false, retryAfter: 1 }, 'a quarter second before the edge');
+  now = 2_000_010;
+  t.equal((await edge.check('e', key)).allowed, true, 'at the edge exactly the old hit has left');
 }
 
 t.test('memory store', async (t) => {
@@ -49,9 +60,54 @@ t.test('memory store', async (t) => {
   await store.close();
 });
 
+t.test('memory store: a flood of distinct keys is bounded and expired windows are dropped', async (t) => {
+  let now = 1_000;
+  const store = new MemoryRateLimitStore({ maxKeys: 1_000, sweepSeconds: 60 });
+  const limiter = new RateLimiter({ b: { requests: 2, window: 30 } }, store, () => now);
+  await limiter.check('b', 'steady');
+  for (let i = 0; i < 5_000; i++) {
+    await limiter.check('b', `flood-${i}`);
+    if (i % 100 === 0) await limiter.check('b', 'steady');
+  }
+  t.equal(store.size, 1_000, 'held keys stop at the cap');
+  t.same(await limiter.check('b', 'steady'), { allowed: false, retryAfter: 30 }, 'a key in use is not the one forgotten');
+  now += 91; // past every window and the next sweep
+  await limiter.check('b', 'after');
+  t.equal(store.size, 1, 'every expired window was swept');
+});
+
 t.test('postgres store (shared by API processes)', async (t) => {
   const db = await testDatabase(t);
   await slidingWindowContract(t, new PostgresRateLimitStore(db.pool));
+});
+
+t.test('postgres store: rows of keys never hit again are pruned', async (t) => {
+  const db = await testDatabase(t);
+  let now = 1_000;
+  const limiter = new RateLimiter({ b: { requests: 2, window: 30 } }, new PostgresRateLimitStore(db.pool), () => now);
+  await Promise.all(Array.from({ length: 500 }, (_, i) => limiter.check('b', `flood-${i}`)));
+  const rows = async () => Number((await db.pool.query('SELECT count(*) FROM rate_limit_hits')).rows[0].count);
+  t.equal(await rows(), 500);
+  now += 45; // windows expired, but the next prune is due only 60 s after the first
+  await limiter.check('b', 'x');
+  t.equal(await rows(), 501);
+  now += 16;
+  await limiter.check('b', 'y');
+  t.equal(await rows(), 2, 'one DELETE dropped every expired row, whatever its key');
+});
+
+t.test('postgres store: 40 concurrent hits with a limit of 3 let exactly 3 through', async (t) => {
+  const db = await testDatabase(t);
+  // A pool as wide as the burst, so that the 40 hits really run at once.
+  const pool = new pg.Pool({ connectionString: db.url, max: 40 });
+  pool.on('error', () => undefined); // connections are ended below, before the database is dropped
+  await Promise.all(Array.from({ length: 40 }, () => pool.query('SELECT 1')));
+  const limiter = new RateLimiter({ b: { requests: 3, window: 60 } }, new PostgresRateLimitStore(pool), () => 1_000);
+  for (let round = 0; round < 20; round++) {
+    const decisions = await Promise.all(Array.from({ length: 40 }, () => limiter.check('b', `burst-${round}`)));
+    t.equal(decisions.filter((d) => d.allowed).length, 3, `round ${round}`);
+  }
+  await pool.end();
 });
 
 const redis = await acquireRedis();
@@ -62,6 +118,20 @@ t.test('redis store (shared by API processes)', { skip: redis ? false : NO_REDIS
     await redis!.stop();
   });
   await slidingWindowContract(t, store);
+
+  // Every key expires with its window, so a flood of distinct keys leaves nothing behind.
+  const prefix = uniquePrefix('ratelimit-flood');
+  const flood = new RedisRateLimitStore(redis!.url, prefix);
+  const client = new Redis(redis!.url);
+  t.teardown(async () => {
+    await flood.close();
+    await client.quit();
+  });
+  for (let i = 0; i < 50; i++) await flood.hit(`k${i}`, 1_000, { requests: 2, window: 30 });
+  const keys = await client.keys(`${prefix}*`);
+  t.equal(keys.length, 50);
+  const ttls = await Promise.all(keys.map((key) => client.ttl(key)));
+  t.ok(ttls.every((ttl) => ttl > 0 && ttl <= 30), 'each key expires within its window');
 });
 
 t.test('HTTP: api_v2_auth per address before auth, api_v2_<resource> per token after', async (t) => {
@@ -90,6 +160,9 @@ t.test('HTTP: api_v2_auth per address before auth, api_v2_<resource> per token a
   const metrics = await server.request('/metrics');
   t.match(metrics.text, /logbook_rate_limited_total\{bucket="api_v2_token"\} 1/);
   t.match(metrics.text, /logbook_rate_limited_total\{bucket="api_v2_auth"\} 1/);
+  const other = await createOperator(server.db.pool);
+  t.equal((await server.request('/api/v2/token', { token: other.token })).status, 200, 'another token has a bucket of its own');
+  t.equal((await server.request('/api/v2/token', { token: op.token })).status, 429, 'and the first token is still limited');
 });
 
 t.test('a map naming only v1 buckets leaves v2 unthrottled; null disables', async (t) => {
