@@ -36,13 +36,16 @@ export function createApp(services: Services, options: AppOptions = {}): Koa {
 
   const router = new Router();
   router.get('/openapi.json', (ctx) => {
+    ctx.state.resource = 'openapi';
     ctx.body = openApiDocument(resources, services.version);
   });
   router.get('/manifest.json', (ctx) => {
+    ctx.state.resource = 'manifest';
     ctx.body = webAppManifest;
   });
   if (services.config.metrics.enabled) {
     router.get(services.config.metrics.path, (ctx) => {
+      ctx.state.resource = 'metrics';
       ctx.type = 'text/plain; version=0.0.4';
       ctx.body = services.metrics.render();
     });

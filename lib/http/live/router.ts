@@ -22,6 +22,7 @@ export function liveRouter(services: Services): Router {
   const router = new Router();
 
   router.get('/live', (ctx) => {
+    ctx.state.resource = 'live_page';
     ctx.type = 'text/html; charset=utf-8';
     ctx.set('Content-Security-Policy', "default-src 'self'; connect-src 'self' ws: wss:; script-src 'unsafe-inline'; style-src 'unsafe-inline'");
     ctx.body = livePage;

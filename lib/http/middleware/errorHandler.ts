@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import { ApiError } from '../errors.js';
 import { sendError } from '../envelope.js';
 import type { Logger } from '../../log.js';
+import { redactPath } from '../redact.js';
 
 /**
  * Turns thrown errors into the error envelope. Anything that is not an ApiError is logged with
@@ -18,12 +19,12 @@ export function errorHandler(logger: Logger): Middleware {
       }
       // The client went away and its queries were terminated: nothing is wrong, nobody is listening.
       if (ctx.state.abandoned === true) {
-        logger.info('request abandoned by its client', { method: ctx.method, path: ctx.path, error: (error as Error).message });
+        logger.info('request abandoned by its client', { method: ctx.method, path: redactPath(ctx.path), error: (error as Error).message });
         return;
       }
       logger.error('unhandled error', {
         method: ctx.method,
-        path: ctx.path,
+        path: redactPath(ctx.path),
         error: (error as Error).message,
         stack: (error as Error).stack,
       });

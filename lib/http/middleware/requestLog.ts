@@ -1,8 +1,16 @@
 import type { Middleware } from 'koa';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
+import { redactPath } from '../redact.js';
 
-/** One log line and one metrics observation per request; the token id, never the token. */
+/** The metrics label of requests no route claimed: one series, whatever path was asked for. */
+export const UNMATCHED = 'unmatched';
+
+/**
+ * One log line and one metrics observation per request; the token or key id, never the token
+ * or key (paths are redacted). Metrics are labelled by route (`ctx.state.resource`, set by
+ * whatever answered), never by path, so random paths cannot add series.
+ */
 export function requestLog(logger: Logger, metrics: Metrics): Middleware {
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
@@ -11,12 +19,12 @@ export function requestLog(logger: Logger, metrics: Metrics): Middleware {
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const api = String(ctx.state.api ?? 'other');
-      const resource = String(ctx.state.resource ?? (api === 'other' ? ctx.path : 'unknown'));
+      const resource = String(ctx.state.resource ?? (api === 'other' ? UNMATCHED : 'unknown'));
       metrics.requests.inc({ api, resource, method: ctx.method, status: String(ctx.status) });
       metrics.latency.observe({ api, resource }, seconds);
       logger.info('request', {
         method: ctx.method,
-        path: ctx.path,
+        path: redactPath(ctx.path),
         status: ctx.status,
         ms: Math.round(seconds * 1000 * 10) / 10,
         ...(ctx.state.tokenId ? { token_id: ctx.state.tokenId } : {}),
