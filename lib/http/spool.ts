@@ -27,6 +27,8 @@ export class SpoolFile {
   }
 
   discard(): Promise<void> {
+    // Writes still queued fail once the stream is destroyed; nobody waits for them any more.
+    this.file.on('error', () => undefined);
     this.file.destroy();
     return rm(this.dir, { recursive: true, force: true });
   }

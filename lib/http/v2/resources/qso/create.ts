@@ -245,7 +245,7 @@ async function jsonCreate(request: RequestContext, input: Readable): Promise<Han
 
   let body;
   try {
-    body = await readCreateBody(input, limits, startAdif);
+    body = await readCreateBody(input, limits, startAdif, services.spoolFolder);
   } catch (error) {
     throw (await abandon(streamed, error as Error)) ?? error;
   }

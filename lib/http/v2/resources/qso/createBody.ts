@@ -1,10 +1,7 @@
-import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { jsonParser, type Token } from 'stream-json/parser.js';
 import { ApiError, validationError } from '../../../errors.js';
+import { SpoolFile } from '../../../spool.js';
 import { MAX_JSON_DEPTH, payloadTooLarge } from '../../../body.js';
 import { writeWithBackPressure } from '../../../../export/backPressure.js';
 
@@ -49,25 +46,6 @@ const TOKEN_OVERHEAD = 8;
 
 type Tokenizer = (input: string | symbol) => { values: Token[] } | symbol;
 type Container = Record<string, unknown> | unknown[];
-
-class Spool {
-  private constructor(readonly dir: string, readonly path: string, readonly file: WriteStream) {}
-
-  static async create(): Promise<Spool> {
-    const dir = await mkdtemp(join(tmpdir(), 'logbook-adif-'));
-    const path = join(dir, 'import.adi');
-    return new Spool(dir, path, createWriteStream(path));
-  }
-
-  async close(): Promise<void> {
-    await new Promise<void>((resolve, reject) => this.file.end((error?: Error | null) => (error ? reject(error) : resolve())));
-  }
-
-  discard(): Promise<void> {
-    this.file.destroy();
-    return rm(this.dir, { recursive: true, force: true });
-  }
-}
 
 /** Builds the members from tokens, sending the top-level `adif` string elsewhere. */
 class BodyAssembler {
@@ -165,12 +143,12 @@ const HOW_TO_SEND_A_FILE =
  * Reads the (decoded, size-bounded: see decodedBody) request body. Throws 413 payload_too_large, 400 invalid_json, or 400
  * validation_error for a body that is not a JSON object; a spool file is removed on failure.
  */
-export async function readCreateBody(input: Readable, limits: CreateBodyLimits, startAdif: StartAdif): Promise<CreateBody> {
+export async function readCreateBody(input: Readable, limits: CreateBodyLimits, startAdif: StartAdif, spoolFolder: string): Promise<CreateBody> {
 
   const tokenize = jsonParser({ packKeys: true, streamKeys: false, packNumbers: true, streamNumbers: false, packStrings: false }) as unknown as Tokenizer;
   const decoder = new TextDecoder('utf-8', { fatal: true });
   const body = new BodyAssembler(limits.maxJsonBytes);
-  const target: { sinks: Writable[]; spool: Spool | null } = { sinks: [], spool: null };
+  const target: { sinks: Writable[]; spool: SpoolFile | null } = { sinks: [], spool: null };
   const send = async (text: string) => {
     for (const sink of target.sinks) await writeWithBackPressure(sink, text);
   };
@@ -187,7 +165,7 @@ export async function readCreateBody(input: Readable, limits: CreateBodyLimits, 
       if (body.startsAdif(token)) {
         if (body.adifSeen) throw validationError('Field "adif" appears more than once', { field: 'adif' });
         const sinks = await startAdif(body.root!);
-        if (sinks === null) target.spool = await Spool.create();
+        if (sinks === null) target.spool = await SpoolFile.create(spoolFolder);
         target.sinks = sinks ?? [target.spool!.file];
         body.adifChunk = '';
         continue;
@@ -229,7 +207,7 @@ export async function readCreateBody(input: Readable, limits: CreateBodyLimits, 
   const members = body.root ?? {};
   const { spool } = target;
   let adif: AdifText = { kind: 'absent' };
-  if (spool) adif = { kind: 'spooled', open: () => createReadStream(spool.path), discard: () => spool.discard() };
+  if (spool) adif = { kind: 'spooled', open: () => spool.open(), discard: () => spool.discard() };
   else if (body.adifSeen) adif = { kind: 'streamed' };
   return { members, adif };
 }
