@@ -9,7 +9,7 @@ export const UNMATCHED = 'unmatched';
 /**
  * One log line and one metrics observation per request; the token or key id, never the token
  * or key (paths are redacted). Metrics are labelled by route (`ctx.state.resource`, set by
- * whatever answered), never by path, so random paths cannot add series.
+ * whatever answered, else the router's pattern), never by path, so random paths cannot add series.
  */
 export function requestLog(logger: Logger, metrics: Metrics): Middleware {
   return async (ctx, next) => {
@@ -19,7 +19,9 @@ export function requestLog(logger: Logger, metrics: Metrics): Middleware {
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const api = String(ctx.state.api ?? 'other');
-      const resource = String(ctx.state.resource ?? (api === 'other' ? UNMATCHED : 'unknown'));
+      // @koa/router records the pattern it matched (`/app/:file`), never the path itself.
+      const pattern = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+      const resource = String(ctx.state.resource ?? (api !== 'other' ? 'unknown' : typeof pattern === 'string' ? pattern : UNMATCHED));
       metrics.requests.inc({ api, resource, method: ctx.method, status: String(ctx.status) });
       metrics.latency.observe({ api, resource }, seconds);
       logger.info('request', {
