@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
+import { logbookHome } from '../../lib/db/embedded.js';
 import { join } from 'node:path';
 import t from 'tap';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -64,14 +64,17 @@ async function until(condition: () => Promise<boolean>, timeoutMs = 10_000): Pro
   return false;
 }
 
+/** This process's spool folder (lib/http/spool.ts). */
+const SPOOL = join(logbookHome(), 'spool', String(process.pid));
+
 /** Spool directories whose file holds `marker`. */
 function spoolsWith(marker: string): string[] {
-  return readdirSync(tmpdir())
-    .filter((name) => name.startsWith('logbook-adif-'))
-    .map((name) => join(tmpdir(), name))
+  if (!existsSync(SPOOL)) return [];
+  return readdirSync(SPOOL)
+    .map((name) => join(SPOOL, name))
     .filter((dir) => {
       try {
-        return readFileSync(join(dir, 'import.adi'), 'utf8').includes(marker);
+        return readFileSync(join(dir, 'text'), 'utf8').includes(marker);
       } catch {
         return false;
       }
