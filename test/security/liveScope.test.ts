@@ -17,3 +17,11 @@ t.test('club QSO topics follow the QSO list scope: members below officer level g
     t.equal((await server.request(`/live/token?topic=${topic}`, { token: officer.token })).status, 200, `${topic}, officer`);
   }
 });
+
+t.test('/live cannot be framed by another site', async (t) => {
+  const server = await startTestServer(t);
+  const page = await server.request('/live');
+  t.equal(page.status, 200);
+  t.match(page.headers.get('content-security-policy'), /frame-ancestors 'none'/);
+  t.equal(page.headers.get('x-frame-options'), 'DENY');
+});

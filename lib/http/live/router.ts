@@ -24,7 +24,9 @@ export function liveRouter(services: Services): Router {
   router.get('/live', (ctx) => {
     ctx.state.resource = 'live_page';
     ctx.type = 'text/html; charset=utf-8';
-    ctx.set('Content-Security-Policy', "default-src 'self'; connect-src 'self' ws: wss:; script-src 'unsafe-inline'; style-src 'unsafe-inline'");
+    // Never framed by another site (clickjacking): frame-ancestors, and X-Frame-Options for older browsers.
+    ctx.set('Content-Security-Policy', "default-src 'self'; connect-src 'self' ws: wss:; script-src 'unsafe-inline'; style-src 'unsafe-inline'; frame-ancestors 'none'");
+    ctx.set('X-Frame-Options', 'DENY');
     ctx.body = livePage;
   });
 
