@@ -44,7 +44,8 @@ export class ScopedPool extends pg.Pool {
   override connect(callback: ConnectCallback): void;
   override connect(callback?: ConnectCallback): Promise<pg.PoolClient> | void {
     const scope = scopes.getStore();
-    const checkedOut = scope === undefined ? super.connect() : super.connect().then((client) => adopt(scope, client));
+    const guarded = super.connect().then(guardConnection);
+    const checkedOut = scope === undefined ? guarded : guarded.then((client) => adopt(scope, client));
     if (callback === undefined) return checkedOut;
     checkedOut.then(
       (client) => callback(undefined, client, (release) => client.release(release as boolean | Error | undefined)),
@@ -63,6 +64,24 @@ export class ScopedPool extends pg.Pool {
     await super.end();
     await this.control.end();
   }
+}
+
+/**
+ * A checked-out connection whose backend goes away (terminated by abandon(), a restart, an
+ * administrator) emits 'error'; the pool listens only while a connection is idle, and an
+ * unheard 'error' would end the process. The work using the connection learns of it anyway: its
+ * query fails, or the next one does (the connection is no longer queryable and is discarded on
+ * release).
+ */
+function guardConnection(client: pg.PoolClient): pg.PoolClient {
+  const ignore = () => undefined;
+  client.on('error', ignore);
+  const release = client.release;
+  client.release = (error?: boolean | Error) => {
+    client.off('error', ignore);
+    return release(error);
+  };
+  return client;
 }
 
 function adopt(scope: QueryScope, client: pg.PoolClient): pg.PoolClient {
