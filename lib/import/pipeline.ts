@@ -1,6 +1,6 @@
 import { Readable, type Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type pg from 'pg';
+import pg from 'pg';
 import { loadDupeIndex } from './dupeIndex.js';
 import { loadImportStation } from './enrich.js';
 import { matchStagedRows, type MatchBatchOptions } from './matchBatch.js';
@@ -34,9 +34,10 @@ type RowsTransform = (processor: RecordProcessor) => Transform;
 async function runImport(db: pg.Pool, input: Readable, options: ImportOptions, toRows: RowsTransform): Promise<ImportSummary> {
   const dryRun = options.dryRun === true;
   const client = await db.connect();
-  // A connection lost mid-import fails the running query; without a listener the client's own
-  // 'error' event would also crash the process. Its error names the cause (a terminated backend);
-  // the query that fails then only says the client "is not queryable", so that one is reported.
+  // A connection lost mid-import fails the running query and emits 'error' on the client. Which
+  // of the two names the cause depends on timing: PostgreSQL's own error (a terminated backend)
+  // goes to whichever was active when it arrived, the other only says the socket closed or the
+  // client "is not queryable". The server's error is reported when there is one.
   let connectionError: Error | undefined;
   const onConnectionError = (error: Error) => {
     connectionError ??= error;
@@ -78,7 +79,7 @@ async function runImport(db: pg.Pool, input: Readable, options: ImportOptions, t
   } catch (error) {
     failure = error as Error;
     await client.query('ROLLBACK').catch(() => undefined);
-    throw connectionError ?? error;
+    throw [error, connectionError].find((candidate) => candidate instanceof pg.DatabaseError) ?? connectionError ?? error;
   } finally {
     // A connection that failed mid-COPY is not worth reusing: the pool opens a fresh one.
     client.off('error', onConnectionError);
