@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { SqlParams } from '../db/sqlParams.js';
-import { changeBounds, type ChangeBounds } from './changeBounds.js';
+import type { ChangeBounds } from './changeBounds.js';
 import { START, type ChangeCursor } from './changeCursor.js';
 import { presentQso, qsoSelectList, type QsoObject, type QsoRow } from './present.js';
 import type { QsoScope } from './scope.js';
@@ -84,11 +84,6 @@ export function changePageSql(request: ChangeRequest, bounds: ChangeBounds): { t
             ORDER BY c.txid, c.id, c.kind LIMIT ${limit}`,
     values: params.values,
   };
-}
-
-/** The cut for a page: computed before the page's statement takes its snapshot. */
-export function pageBounds(db: Pick<pg.Pool, 'query'>, request: ChangeRequest): Promise<ChangeBounds> {
-  return changeBounds(db, request.scope.stationIds);
 }
 
 export function changeOf(row: ChangeRow): Change {

@@ -17,18 +17,21 @@ export async function beginQsoWriteForStations(client: pg.ClientBase, stationIds
   await client.query('SELECT qso_write_begin(ARRAY(SELECT DISTINCT user_id FROM stations WHERE id = ANY($1::int[])))', [stationIds]);
 }
 
-/** `work` in one transaction that has declared, first of all, that it writes QSOs of these owners. */
-export function inQsoTransaction<T>(pool: pg.Pool, ownerUserIds: readonly number[], work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+type Work<T> = (client: pg.PoolClient) => Promise<T>;
+
+function declaredTransaction<T>(pool: pg.Pool, declare: (client: pg.PoolClient) => Promise<void>, work: Work<T>): Promise<T> {
   return inTransaction(pool, async (client) => {
-    await beginQsoWrite(client, ownerUserIds);
+    await declare(client);
     return work(client);
   });
 }
 
+/** `work` in one transaction that has declared, first of all, that it writes QSOs of these owners. */
+export function inQsoTransaction<T>(pool: pg.Pool, ownerUserIds: readonly number[], work: Work<T>): Promise<T> {
+  return declaredTransaction(pool, (client) => beginQsoWrite(client, ownerUserIds), work);
+}
+
 /** inQsoTransaction for the owners of these station locations. */
-export function inStationQsoTransaction<T>(pool: pg.Pool, stationIds: readonly number[], work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  return inTransaction(pool, async (client) => {
-    await beginQsoWriteForStations(client, stationIds);
-    return work(client);
-  });
+export function inStationQsoTransaction<T>(pool: pg.Pool, stationIds: readonly number[], work: Work<T>): Promise<T> {
+  return declaredTransaction(pool, (client) => beginQsoWriteForStations(client, stationIds), work);
 }

@@ -8,10 +8,10 @@ import { qsoSchema } from './schemas.js';
 import { restrictedOperator } from '../../principal.js';
 import { decodeCursor, encodeCursor, type ChangeCursor } from '../../../../qso/changeCursor.js';
 import {
-  changeHorizon, changeOf, changePageSql, checkCursorAge, CursorExpiredError, nextPosition, pageBounds,
+  changeHorizon, changeOf, changePageSql, checkCursorAge, CursorExpiredError, nextPosition,
   type ChangeRequest, type ChangeRow,
 } from '../../../../qso/changeFeed.js';
-import type { ChangeBounds } from '../../../../qso/changeBounds.js';
+import { changeBounds, type ChangeBounds } from '../../../../qso/changeBounds.js';
 import { jsonListEnvelope } from './jsonListStream.js';
 
 export const DEFAULT_PER_PAGE = 1000;
@@ -91,7 +91,8 @@ export const listChanges: Handler = async (request) => {
     cursor,
     perPage,
   };
-  const bounds: ChangeBounds = stationIds.length > 0 ? await pageBounds(services.db, change) : { xidBound: cursor?.txid ?? '0', idBound: 0 };
+  // The cut is computed before the page's statement takes its snapshot.
+  const bounds: ChangeBounds = stationIds.length > 0 ? await changeBounds(services.db, stationIds) : { xidBound: cursor?.txid ?? '0', idBound: 0 };
   const changes = new PageChanges(perPage);
   const meta = () => {
     const position = nextPosition(changes.last, changes.hasMore, bounds, cursor);
