@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { SqlParams } from '../db/sqlParams.js';
 import type { ChangeBounds } from './changeBounds.js';
 import { START, type ChangeCursor } from './changeCursor.js';
-import { presentQso, qsoSelectList, type QsoObject, type QsoRow } from './present.js';
+import { qsoSelectList, renderQsoJson } from './present.js';
 import type { QsoScope } from './scope.js';
 
 /**
@@ -22,15 +22,11 @@ export interface ChangeRequest {
   perPage: number;
 }
 
-export interface Change {
-  change: 'upsert' | 'delete';
-  id: number;
-  station_id: number;
-  qso: QsoObject | null;
-}
-
-/** A row of a page: where it stands in the feed, and the QSO (columns null for a deletion). */
-export type ChangeRow = QsoRow & { change_kind: 0 | 1; change_txid: string; change_id: string | number; change_station_id: number };
+/**
+ * A row of a page, read in array mode: where it stands in the feed (kind 0 a deletion, 1 a row),
+ * then the QSO's columns (qsoSelectList; null for a deletion).
+ */
+export type ChangeRow = [kind: 0 | 1, txid: string, id: number, stationId: number, ...qso: unknown[]];
 
 export class CursorExpiredError extends Error {}
 
@@ -79,16 +75,17 @@ export function changePageSql(request: ChangeRequest, bounds: ChangeBounds): { t
       AND NOT EXISTS (SELECT 1 FROM qso q WHERE q.id = d.qso_id AND q.station_id = ANY(${stations}::int[])${byOperator('q')})
     ORDER BY d.txid, d.qso_id LIMIT ${limit}`;
   return {
-    text: `SELECT c.kind AS change_kind, c.txid::text AS change_txid, c.id AS change_id, c.station_id AS change_station_id, ${qsoSelectList('q')}
+    text: `SELECT c.kind, c.txid::text, c.id, c.station_id, ${qsoSelectList('q')}
              FROM ((${upserts}) UNION ALL (${deletes})) c LEFT JOIN qso q ON c.kind = 1 AND q.id = c.id
             ORDER BY c.txid, c.id, c.kind LIMIT ${limit}`,
     values: params.values,
   };
 }
 
-export function changeOf(row: ChangeRow): Change {
-  const upsert = row.change_kind === 1;
-  return { change: upsert ? 'upsert' : 'delete', id: Number(row.change_id), station_id: row.change_station_id, qso: upsert ? presentQso(row) : null };
+/** The change object of a row, as JSON text: `{change, id, station_id, qso}`. */
+export function changeJson(row: ChangeRow): string {
+  const [kind, , id, stationId] = row;
+  return `{"change":"${kind === 1 ? 'upsert' : 'delete'}","id":${id},"station_id":${stationId},"qso":${kind === 1 ? renderQsoJson(row, 4) : 'null'}}`;
 }
 
 /** Where the client stands after a page: its last change, or, when nothing more is there, the cut itself. */
@@ -96,6 +93,6 @@ export function nextPosition(last: ChangeRow | null, hasMore: boolean, bounds: C
   // The cut never moves back for a log (its writers below it have ended), but a cursor is
   // never moved back whatever happens.
   if (!hasMore && (previous === null || BigInt(previous.txid) < BigInt(bounds.xidBound))) return { txid: bounds.xidBound, id: 0, kind: 0 };
-  if (last !== null) return { txid: last.change_txid, id: Number(last.change_id), kind: last.change_kind };
+  if (last !== null) return { txid: last[1], id: last[2], kind: last[0] };
   return previous ?? START;
 }

@@ -56,12 +56,28 @@ export type QsoRow = {
 /** The QSO object: SPEC.md's fields, every PATCH-editable field, and the read-only bookkeeping. */
 export type QsoObject = Record<string, string | number | null>;
 
-/** Columns a QSO object is built from, in the order they are read. */
-export const QSO_COLUMNS: readonly string[] = [
-  'id', 'station_id', 'call', 'band', 'band_rx', 'mode', 'submode', 'freq', 'freq_rx', 'time_on', 'time_off',
-  ...EDITABLE_TEXT, ...EDITABLE_INTEGER, 'qsl_via', ...CONTEST_INTEGER, ...CONTEST_TEXT,
-  'dxcc', ...READ_ONLY_TEXT, ...DATES,
+/**
+ * The QSO object's fields in output order: its name, the column it comes from, and how the
+ * value is shown. presentQso (the object) and renderQsoJson (its JSON text, for pages of
+ * thousands) both follow this one list.
+ */
+type FieldKind = 'value' | 'text' | 'timestamp';
+const QSO_FIELDS: ReadonlyArray<readonly [field: string, column: keyof QsoRow, kind: FieldKind]> = [
+  ['id', 'id', 'value'], ['station_id', 'station_id', 'value'], ['call', 'call', 'value'], ['band', 'band', 'value'],
+  ['band_rx', 'band_rx', 'text'], ['mode', 'mode', 'value'], ['submode', 'submode', 'value'],
+  ['freq', 'freq', 'value'], ['freq_rx', 'freq_rx', 'value'], ['qso_date', 'time_on', 'timestamp'], ['time_off', 'time_off', 'timestamp'],
+  ...EDITABLE_TEXT.map((column) => [column, column, 'text'] as const),
+  ...EDITABLE_INTEGER.map((column) => [column, column, 'value'] as const),
+  ['qsl_via', 'qsl_via', 'text'],
+  ...CONTEST_INTEGER.map((column) => [column, column, 'value'] as const),
+  ...CONTEST_TEXT.map((column) => [column, column, 'text'] as const),
+  ['dxcc', 'dxcc', 'value'],
+  ...READ_ONLY_TEXT.map((column) => [column, column, 'text'] as const),
+  ...DATES.map((column) => [column, column, 'value'] as const),
 ];
+
+/** Columns a QSO object is built from, in the order they are read. */
+export const QSO_COLUMNS: readonly string[] = QSO_FIELDS.map(([, column]) => column);
 
 /** `alias.col, alias.col, …` for SELECT and RETURNING lists. */
 export function qsoSelectList(alias = 'q'): string {
@@ -69,26 +85,25 @@ export function qsoSelectList(alias = 'q'): string {
 }
 
 export function presentQso(row: QsoRow): QsoObject {
-  const qso: QsoObject = {
-    id: row.id,
-    station_id: row.station_id,
-    call: row.call,
-    band: row.band,
-    band_rx: row.band_rx ?? '',
-    mode: row.mode,
-    submode: row.submode,
-    freq: row.freq,
-    freq_rx: row.freq_rx,
-    qso_date: row.time_on,
-    time_off: row.time_off,
-  };
-  for (const column of EDITABLE_TEXT) qso[column] = row[column] ?? '';
-  for (const column of EDITABLE_INTEGER) qso[column] = row[column];
-  qso.qsl_via = row.qsl_via ?? '';
-  for (const column of CONTEST_INTEGER) qso[column] = row[column];
-  for (const column of CONTEST_TEXT) qso[column] = row[column] ?? '';
-  qso.dxcc = row.dxcc;
-  for (const column of READ_ONLY_TEXT) qso[column] = row[column] ?? '';
-  for (const column of DATES) qso[column] = row[column];
+  const qso: QsoObject = {};
+  for (const [field, column, kind] of QSO_FIELDS) qso[field] = kind === 'text' ? (row[column] ?? '') : row[column];
   return qso;
+}
+
+/** Per field: what precedes its value in the JSON text, and what stands for an unset value. */
+const JSON_KEYS = QSO_FIELDS.map(([field], index) => `${index === 0 ? '{' : ','}${JSON.stringify(field)}:`);
+const JSON_UNSET = QSO_FIELDS.map(([, , kind]) => (kind === 'text' ? '""' : 'null'));
+
+/**
+ * JSON.stringify(presentQso(row)) for a row read in array mode (QSO_COLUMNS in order, from
+ * `offset`), without building the object: lists and the change feed write thousands per page,
+ * and this is several times faster than the object and its stringification.
+ */
+export function renderQsoJson(row: readonly unknown[], offset = 0): string {
+  let json = '';
+  for (let index = 0; index < JSON_KEYS.length; index++) {
+    const value = row[offset + index];
+    json += JSON_KEYS[index]! + (value === null ? JSON_UNSET[index]! : typeof value === 'number' ? String(value) : JSON.stringify(value));
+  }
+  return json + '}';
 }

@@ -8,7 +8,7 @@ import { qsoSchema } from './schemas.js';
 import { restrictedOperator } from '../../principal.js';
 import { decodeCursor, encodeCursor, type ChangeCursor } from '../../../../qso/changeCursor.js';
 import {
-  changeHorizon, changeOf, changePageSql, checkCursorAge, CursorExpiredError, nextPosition,
+  changeHorizon, changeJson, changePageSql, checkCursorAge, CursorExpiredError, nextPosition,
   type ChangeRequest, type ChangeRow,
 } from '../../../../qso/changeFeed.js';
 import { changeBounds, type ChangeBounds } from '../../../../qso/changeBounds.js';
@@ -34,8 +34,9 @@ function parseCursor(query: Record<string, string>): ChangeCursor | null {
 }
 
 /**
- * Rows of the page in, changes out: the extra row only says there is more, a QSO deleted twice
- * in the page (moved away, then deleted) is told once, and the last row read sets the cursor.
+ * Rows of the page in, change objects out as JSON text: the extra row only says there is more,
+ * a QSO deleted twice in the page (moved away, then deleted) is told once, and the last row read
+ * sets the cursor.
  */
 class PageChanges extends Transform {
   last: ChangeRow | null = null;
@@ -44,7 +45,7 @@ class PageChanges extends Transform {
   private readonly deleted = new Set<number>();
 
   constructor(private readonly perPage: number) {
-    super({ objectMode: true });
+    super({ readableObjectMode: true, writableObjectMode: true });
   }
 
   override _transform(row: ChangeRow, _encoding: BufferEncoding, callback: TransformCallback): void {
@@ -55,12 +56,12 @@ class PageChanges extends Transform {
     }
     this.count++;
     this.last = row;
-    const change = changeOf(row);
-    if (change.change === 'delete') {
-      if (this.deleted.has(change.id)) return callback();
-      this.deleted.add(change.id);
+    const [kind, , id] = row;
+    if (kind === 0) {
+      if (this.deleted.has(id)) return callback();
+      this.deleted.add(id);
     }
-    callback(null, change);
+    callback(null, changeJson(row));
   }
 }
 
@@ -98,12 +99,12 @@ export const listChanges: Handler = async (request) => {
     const position = nextPosition(changes.last, changes.hasMore, bounds, cursor);
     return { ...request.meta, cursor: encodeCursor({ ...position, horizon: Number(horizon), issuedAt: now }), has_more: changes.hasMore };
   };
-  const body = jsonListEnvelope((item) => item, () => meta());
+  const body = jsonListEnvelope((change: string) => change, () => meta());
   const client = await services.bulkDb.connect();
   try {
     const page = changePageSql(change, bounds);
     const rows = stationIds.length > 0
-      ? client.query(new QueryStream(page.text, page.values, { batchSize: CURSOR_BATCH }))
+      ? client.query(new QueryStream(page.text, page.values, { batchSize: CURSOR_BATCH, rowMode: 'array' }))
       : Readable.from([]);
     await once(rows, 'readable');
     pipeline(rows, changes, body, (error) => client.release(error ?? undefined));

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { pipeline, Readable } from 'node:stream';
 import QueryStream from 'pg-query-stream';
 import type { Handler, RequestContext } from '../../resource.js';
-import { presentQso, type QsoRow } from '../../../../qso/present.js';
+import { renderQsoJson } from '../../../../qso/present.js';
 import { listMeta, pageSql, parseListQuery, type ListQuery } from './listQuery.js';
 import { jsonListEnvelope } from './jsonListStream.js';
 import { adifList } from './adifList.js';
@@ -24,12 +24,12 @@ async function streamJsonList(request: RequestContext, list: ListQuery): Promise
     const total = await countTotal(client, list);
     const page = pageSql(list);
     const rows: Readable = total > list.pagination.offset
-      ? client.query(new QueryStream(page.text, page.values, { batchSize: CURSOR_BATCH }))
+      ? client.query(new QueryStream(page.text, page.values, { batchSize: CURSOR_BATCH, rowMode: 'array' }))
       : Readable.from([]);
     // The answer is committed to 200 only once the query has produced its first rows (or none):
     // a query that fails still gets the error envelope instead of a cut-off body.
     await once(rows, 'readable');
-    const body = jsonListEnvelope((row: QsoRow) => presentQso(row), (count) => ({ ...request.meta, ...listMeta(list, count, total) }));
+    const body = jsonListEnvelope((row: unknown[]) => renderQsoJson(row), (count) => ({ ...request.meta, ...listMeta(list, count, total) }));
     pipeline(rows, body, (error) => endSnapshot(client, error));
     ctx.status = 200;
     ctx.type = 'application/json';
