@@ -8,8 +8,9 @@ import { INSERT_COLUMNS } from './rowValues.js';
  * import makes). Matching is the services' (LoTW's) rule: same location, callsign, band and
  * mode group (qso_mode_group, sql/008), time_on within ±30 minutes; the nearest in time wins
  * (the same main mode before another of its group, then the lower id). A record with two QSOs
- * equally near, and every record but the nearest of several that pick the same QSO, are not
- * applied but reported. Candidates come from a range scan of qso_dupe_key (station_id, call,
+ * equally near, every record but the nearest of several in a batch that pick the same QSO, and a
+ * record picking a QSO that an earlier batch's record already confirmed (import_claims: the first
+ * claim stands, earlier batches are never revisited), are not applied but reported. Candidates come from a range scan of qso_dupe_key (station_id, call,
  * minute of time_on, …) per record: LATERAL keeps the planner from hashing the whole location
  * against a temporary table it has no statistics for.
  *
@@ -39,8 +40,11 @@ export interface MatchProblem {
   time: string;
   band: string;
   mode: string;
-  /** unmatched: no QSO; tie: two QSOs equally near; claimed: a nearer record picked the same QSO. */
-  kind: 'unmatched' | 'tie' | 'claimed';
+  /**
+   * unmatched: no QSO; tie: two QSOs equally near; claimed: a nearer record of the batch picked
+   * the same QSO; claimed_before: a record of an earlier batch did.
+   */
+  kind: 'unmatched' | 'tie' | 'claimed' | 'claimed_before';
   qso_id: number | null;
 }
 
@@ -97,15 +101,19 @@ function matchStatement(options: MatchBatchOptions): string {
       FROM candidates ORDER BY record_no, distance, other_mode, id
     ),
     claims AS (
-      SELECT record_no, id, row_number() OVER (PARTITION BY id ORDER BY distance, record_no) AS claim FROM best WHERE equally_near = 1
+      SELECT record_no, id, row_number() OVER (PARTITION BY id ORDER BY distance, record_no) AS claim FROM best b
+      WHERE equally_near = 1 AND NOT EXISTS (SELECT 1 FROM import_claims k WHERE k.qso_id = b.id)
     ),
     matched AS MATERIALIZED (SELECT record_no, id FROM claims WHERE claim = 1),
+    -- Seen by the next batches' statements only (a statement does not see its own writes).
+    claimed AS (INSERT INTO import_claims (qso_id) SELECT id FROM matched),
     changed AS (${changed}),
     inserted AS (${inserted}),
     problems AS (
       SELECT s.match_record AS record_no, s.match_line AS line, s.match_download AS download, s.call,
              to_char(s.time_on, 'YYYY-MM-DD HH24:MI') AS time, s.band, s.mode,
-             CASE WHEN b.record_no IS NULL THEN 'unmatched' WHEN b.equally_near > 1 THEN 'tie' ELSE 'claimed' END AS kind,
+             CASE WHEN b.record_no IS NULL THEN 'unmatched' WHEN b.equally_near > 1 THEN 'tie'
+                  WHEN EXISTS (SELECT 1 FROM import_claims k WHERE k.qso_id = b.id) THEN 'claimed_before' ELSE 'claimed' END AS kind,
              b.id AS qso_id
       FROM import_staging s LEFT JOIN best b ON b.record_no = s.match_record
       WHERE s.match_record IS NOT NULL AND NOT EXISTS (SELECT 1 FROM matched m WHERE m.record_no = s.match_record)

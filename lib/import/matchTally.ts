@@ -47,10 +47,11 @@ export class MatchTally {
       return;
     }
     this.ambiguous++;
-    this.messages.addSingle(
-      problem.kind === 'tie'
-        ? `${place}: ${qso} matches QSO ${problem.qso_id} and another QSO equally near; not applied`
-        : `${place}: ${qso} matches QSO ${problem.qso_id}, which a nearer record of this input confirms; not applied`,
-    );
+    const why = {
+      tie: 'and another QSO equally near',
+      claimed: ', which a nearer record of this input confirms',
+      claimed_before: ', which an earlier record of this input confirmed',
+    }[problem.kind];
+    this.messages.addSingle(`${place}: ${qso} matches QSO ${problem.qso_id}${problem.kind === 'tie' ? ' ' : ''}${why}; not applied`);
   }
 }

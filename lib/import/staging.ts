@@ -39,6 +39,8 @@ export async function createStagingTable(client: pg.PoolClient): Promise<void> {
     ...MATCH_COLUMNS.map((column) => `${column.name} ${column.type}`),
   ].join(', ');
   await client.query(`CREATE TEMPORARY TABLE import_staging (${definitions}) ON COMMIT DROP`);
+  // The QSOs this import's matching has confirmed so far (lib/import/matchBatch.ts).
+  await client.query('CREATE TEMPORARY TABLE import_claims (qso_id bigint PRIMARY KEY) ON COMMIT DROP');
 }
 
 export interface StoredRange {

@@ -119,6 +119,21 @@ t.test('confirmations', async (t) => {
     ], 'DATA finds FT4 (MFSK), PHONE finds USB (SSB) 29 minutes away, across midnight too; the nearer of two QSOs wins');
   });
 
+  t.test('two records claiming one QSO in different batches: the first stands, the second is named, not applied', async (t) => {
+    const op = await logWith([qso('K3XBA', '20240301', '1000', '20m', 'CW')]);
+    const report = lotwReport(op.callsign, [
+      { call: 'K3XBA', date: '20240301', time: '1010', band: '20M', mode: 'CW', qslrdate: '20240310' },
+      { call: 'K3XBA', date: '20240301', time: '1000', band: '20M', mode: 'CW', qslrdate: '20240320' },
+    ]);
+    // One record per input chunk, one row per batch: each record is matched by a statement of its own.
+    const cut = report.indexOf('<eor>', report.indexOf('<eoh>')) + 5;
+    const summary = await importAdif(pool, Readable.from([report.slice(0, cut), report.slice(cut)]), { stationId: op.stationId, frequencyUnit: 'MHz', rowsPerBatch: 1 });
+    const id = await idOf(pool, op.stationId, 'K3XBA', '10:00');
+    t.match(summary, { parsed: 2, confirmed: 1, unchanged: 0, ambiguous: 1 });
+    t.same(summary.messages, [`record 2, line 33: K3XBA 2024-03-01 10:00 20m CW matches QSO ${id}, which an earlier record of this input confirmed; not applied`]);
+    t.same(await rows(pool, op.stationId, 'lotw_qsl_rcvd, lotw_qslrdate::text'), [{ lotw_qsl_rcvd: 'Y', lotw_qslrdate: '2024-03-10' }], 'the second claim did not move the date');
+  });
+
   t.test('the insert option stores unmatched records of a download, as LoTW-confirmed QSOs', async (t) => {
     const op = await logWith([qso('K4INA', '20240301', '1000', '20m', 'CW')]);
     const summary = await importText(pool, lotwReport(op.callsign, [
