@@ -1,6 +1,6 @@
 // The ADIF/ADX fuzz harness for long runs (see benchmarks/lib/fuzzAdif.ts and docs/import-export.md):
-//   npx tsx benchmarks/fuzz-adif.ts [--seconds 3600] [--seed N] [--round R] [--floor BYTES_PER_S] [--max-run BYTES]
-// --round R replays that one round of the seed. A failure prints the seed and round, writes the
+//   npx tsx benchmarks/fuzz-adif.ts [--seconds 3600] [--seed N] [--round R | --from R] [--floor BYTES_PER_S] [--max-run BYTES]
+// --round R replays that one round of the seed; --from R goes on from that round (past a fixed one). A failure prints the seed and round, writes the
 // input to benchmarks/data/fuzz-failure-<seed>-<round>.bin and exits 1.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { numberOption } from './lib/scratch.js';
@@ -10,9 +10,9 @@ const seed = numberOption('seed', Math.floor(Math.random() * 2 ** 31));
 const replay = process.argv.includes('--round');
 const seconds = numberOption('seconds', 60);
 const report = 60;
-console.log(`fuzz-adif: seed ${seed}${replay ? `, round ${numberOption('round', 0)}` : `, ${seconds} s`}`);
+console.log(`fuzz-adif: seed ${seed}${replay ? `, round ${numberOption('round', 0)}` : `, from round ${numberOption('from', 0)}, ${seconds} s`}`);
 
-let round = numberOption('round', 0);
+let round = replay ? numberOption('round', 0) : numberOption('from', 0);
 let rounds = 0;
 let bytes = 0;
 const until = Date.now() + seconds * 1000;
@@ -37,5 +37,5 @@ do {
     console.error(`input written to ${file}`);
     process.exit(1);
   }
-  console.log(`fuzz-adif: ${rounds} rounds, ${(bytes / 1e6).toFixed(1)} MB, heap ${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB, no failure`);
+  console.log(`fuzz-adif: ${rounds} rounds (up to round ${round - 1}), ${(bytes / 1e6).toFixed(1)} MB, heap ${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB, no failure`);
 } while (!replay && Date.now() < until);

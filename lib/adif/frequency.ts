@@ -6,8 +6,12 @@
 
 export type FrequencyUnit = 'MHz' | 'Hz';
 
-/** Digits, optional fraction, optional unit: a prefix letter (K/M/G/T), "Hz", or both. */
-const FREQUENCY_PATTERN = /^\s*(\d*)(?:\.(\d*))?\s*([kmgt])?(hz)?\s*$/i;
+/**
+ * Digits, optional fraction, optional unit: a prefix letter (K/M/G/T), "Hz", or both. Matched
+ * against the trimmed value: with a \s* on each side of the optional unit, a long run of
+ * whitespace followed by garbage was split in every possible way before failing (quadratic).
+ */
+const FREQUENCY_PATTERN = /^(\d*)(?:\.(\d*))?\s*([kmgt])?(hz)?$/i;
 
 /** Decimal places to shift a value in the given unit to reach Hz. */
 const PREFIX_SHIFT: Readonly<Record<string, number>> = { k: 3, m: 6, g: 9, t: 12 };
@@ -23,7 +27,7 @@ const ASCII_FIVE = 53;
  * A JS number is read through its shortest decimal form, so 14.074 behaves like "14.074".
  */
 export function parseFrequency(input: string | number, defaultUnit: FrequencyUnit): number | null {
-  const match = FREQUENCY_PATTERN.exec(typeof input === 'number' ? String(input) : input);
+  const match = FREQUENCY_PATTERN.exec(typeof input === 'number' ? String(input) : input.trim());
   if (match === null) return null;
   const [, wholeDigits = '', fractionDigits = '', prefix, hz] = match;
   if (wholeDigits === '' && fractionDigits === '') return null;

@@ -91,3 +91,31 @@ t.test('formatMhz ∘ parseFrequency round-trips generated values', async (t) =>
   }
   t.equal(failures, 0);
 });
+
+/** Seconds one call of `run` takes: the best of three batches, each repeated until it lasts 20 ms. */
+function secondsPerCall(run: () => void): number {
+  let best = Infinity;
+  for (let batch = 0; batch < 3; batch++) {
+    let calls = 0;
+    const started = performance.now();
+    do {
+      run();
+      calls++;
+    } while (performance.now() - started < 20);
+    best = Math.min(best, (performance.now() - started) / calls);
+  }
+  return best;
+}
+
+t.test('linear time: a long run of whitespace inside a value is not backtracked over', async (t) => {
+  // Fuzz seed 20261124 round 2141: FREQ "28.07428" + 214,372 newlines + garbage took 23 s, because
+  // two \s* either side of the optional unit could split the run in every way. Four times the
+  // run must cost about four times as much (quadratic: sixteen), compared on the same machine.
+  const value = (run: number) => `28.07428${'\n'.repeat(run)}x`;
+  const small = value(8192);
+  const large = value(4 * 8192);
+  t.equal(parseFrequency(large, 'MHz'), null);
+  const ratio = secondsPerCall(() => parseFrequency(large, 'MHz')) / secondsPerCall(() => parseFrequency(small, 'MHz'));
+  t.ok(ratio < 8, `4× the whitespace costs ${ratio.toFixed(1)}× the time`);
+  t.equal(parseFrequency(` \n 14.074 \t MHz \r\n`, 'MHz'), 14074000, 'whitespace around the number and unit still allowed');
+});
