@@ -16,6 +16,7 @@
  */
 import type { Logger } from '../log.js';
 import { createLogger } from '../log.js';
+import { internalCallKey } from '../worker/workerKeys.js';
 
 export interface PublisherOptions {
   /** Base URLs of the workers' internal ports (e.g. http://127.0.0.1:9001), most preferred first. */
@@ -76,7 +77,8 @@ export function createPublisher({ urls, secret, timeoutMs = 1000, retryAfterMs =
   if (urls.length === 0) throw new Error('live updates: no worker url');
   const log = logger ?? createLogger({ component: 'live-publisher' });
   const workers: Worker[] = urls.map((url) => ({ base: url.replace(/\/+$/, ''), downUntil: 0 }));
-  const headers = { 'Content-Type': 'application/json', 'X-Worker-Secret': secret };
+  // The internal-call key, never the secret: what travels on the internal network cannot sign browser tokens.
+  const headers = { 'Content-Type': 'application/json', 'X-Worker-Secret': internalCallKey(secret) };
   const queue: Pending[] = [];
   const publicTopics = new Set<string>();
   const stats = { sent: 0, failed: 0, dropped: 0 };

@@ -1,12 +1,16 @@
 /**
  * Browser token: proves to the worker that the application let this user watch
- * one topic until a deadline. Wire format (interchangeable with the original
- * worker): hex(claims JSON) + "." + hex(HMAC-SHA256(secret, that hex string)),
- * claims = {"user_id":int,"topic":string,"expires":unix seconds}.
+ * one topic until a deadline. Wire format (the original worker's):
+ * hex(claims JSON) + "." + hex(HMAC-SHA256(key, that hex string)),
+ * claims = {"user_id":int,"topic":string,"expires":unix seconds}. The key is the
+ * browser-token key derived from the worker secret (./workerKeys.ts), not the
+ * secret itself, which the original uses: the value that authenticates internal
+ * calls must not be able to sign tokens.
  *
  * Pure crypto with no server imports, so the application can create tokens too.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { browserTokenKey } from './workerKeys.js';
 
 export interface BrowserTokenClaims {
   user_id: number;
@@ -21,7 +25,7 @@ export type TokenCheck =
 const HEX = /^(?:[0-9a-fA-F]{2})+$/;
 
 function sign(secret: string, encodedClaims: string): string {
-  return createHmac('sha256', secret).update(encodedClaims).digest('hex');
+  return createHmac('sha256', browserTokenKey(secret)).update(encodedClaims).digest('hex');
 }
 
 function nowSeconds(): number {

@@ -9,6 +9,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { Logger } from '../log.js';
 import type { Fanout } from './fanout.js';
 import { createHttpExchange, type HttpExchange } from './httpExchange.js';
+import { internalCallKey } from './workerKeys.js';
 import type { TopicRegistry } from './registry.js';
 import type { StatusReporter } from './status.js';
 
@@ -17,12 +18,13 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 const TEXT = 'text/plain; charset=utf-8';
 
 /**
- * Constant-time check of the secret header. Both sides are hashed so the
- * compared buffers always have equal length and the secret's length does not
- * leak; the secret's own digest is computed once. An empty header never matches.
+ * Constant-time check of the secret header, which must carry the internal-call key derived from
+ * the worker secret (./workerKeys.ts; neither the secret itself nor the browser-token key). Both
+ * sides are hashed so the compared buffers always have equal length and the key's length does
+ * not leak; the key's own digest is computed once. An empty header never matches.
  */
 export function createSecretCheck(secret: string): (given: string) => boolean {
-  const expected = createHash('sha256').update(secret).digest();
+  const expected = createHash('sha256').update(internalCallKey(secret)).digest();
   return (given) => given.length > 0 && timingSafeEqual(createHash('sha256').update(given).digest(), expected);
 }
 

@@ -16,7 +16,7 @@ export interface WorkerOptions {
   wsBind?: string;
   /** Interface for the internal port; default 127.0.0.1 so it is never public by accident. */
   internalBind?: string;
-  /** Shared with the application: authenticates internal calls and signs browser tokens. */
+  /** Shared with the application; the keys that authenticate internal calls and sign browser tokens derive from it (./workerKeys.ts). */
   secret: string;
   /** Enables cluster mode (fan-out and shared topic registry through Redis). */
   redisUrl?: string;

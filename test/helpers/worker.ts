@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import type { LogFields, Logger } from '../../lib/log.js';
-import { startWorker, type RunningWorker, type WorkerOptions } from '../../lib/worker/index.js';
+import { internalCallKey, startWorker, type RunningWorker, type WorkerOptions } from '../../lib/worker/index.js';
 
 export const SECRET = 'test-secret-0123456789-abcdefghijklmnop';
 
@@ -54,13 +54,16 @@ export interface ApiReply {
   text: string;
 }
 
-/** Calls the internal API; `secret: null` sends no secret header. */
+/** What the application sends as X-Worker-Secret for SECRET: the derived internal-call key. */
+export const INTERNAL_KEY = internalCallKey(SECRET);
+
+/** Calls the internal API with the internal-call key, or `secret` as the header's value; `secret: null` sends no header. */
 export async function callApi(
   internalPort: number,
   method: string,
   path: string,
   body?: unknown,
-  { secret = SECRET as string | null, raw }: { secret?: string | null; raw?: string } = {},
+  { secret = INTERNAL_KEY as string | null, raw }: { secret?: string | null; raw?: string } = {},
 ): Promise<ApiReply> {
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
   if (secret !== null) headers['X-Worker-Secret'] = secret;

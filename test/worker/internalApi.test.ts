@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import t from 'tap';
 import { startWorker } from '../../lib/worker/index.js';
-import { callApi, memoryLogger, registerTopic, SECRET, startTestWorker } from '../helpers/worker.js';
+import { callApi, INTERNAL_KEY, memoryLogger, registerTopic, SECRET, startTestWorker } from '../helpers/worker.js';
 
 t.test('the worker refuses to start without a proper secret', async (t) => {
   const base = { wsPort: 0, internalPort: 0, logger: memoryLogger() };
@@ -25,7 +25,7 @@ t.test('internal API', async (t) => {
       ['GET', '/internal/status', undefined],
     ];
     for (const [method, path, body] of calls) {
-      for (const secret of [null, '', 'wrong', SECRET.slice(0, -1), SECRET + 'x']) {
+      for (const secret of [null, '', 'wrong', SECRET, INTERNAL_KEY.slice(0, -1), INTERNAL_KEY + 'x']) {
         const reply = await callApi(port, method, path, body, { secret });
         t.same(reply, { status: 403, text: 'forbidden\n' }, `${method} ${path} with secret ${JSON.stringify(secret)}`);
       }
@@ -106,7 +106,7 @@ t.test('internal API', async (t) => {
         }
       });
       socket.on('error', (err) => (received ? resolve(received) : reject(err)));
-      socket.write(`POST /internal/publish HTTP/1.1\r\nHost: x\r\nX-Worker-Secret: ${SECRET}\r\nTransfer-Encoding: chunked\r\n\r\n`);
+      socket.write(`POST /internal/publish HTTP/1.1\r\nHost: x\r\nX-Worker-Secret: ${INTERNAL_KEY}\r\nTransfer-Encoding: chunked\r\n\r\n`);
       const chunk = `40000\r\n${'a'.repeat(0x40000)}\r\n`;
       const pump = () => {
         while (!socket.destroyed && socket.write(chunk));
