@@ -159,6 +159,35 @@ t.test('change feed', async (t) => {
     t.equal(decodeCursor(fresh.cursor)!.horizon > 0, true);
   });
 
+  t.test('retention pruning while a page is read: the deletion is delivered or the cursor refused, never silently missed', async (t) => {
+    const h = await create('K1HHH', 10);
+    const { cursor: behind } = await follow(server, op.token, null);
+    t.equal((await server.request(`/api/v2/qso/${h}`, { method: 'DELETE', token: op.token })).status, 204);
+    await db.query("UPDATE qso_deletions SET deleted_at = now() - interval '100 days' WHERE qso_id = $1", [h]);
+    // The pruning holds the tombstones' table while the page is asked for, and commits once the
+    // page's statement waits for it: between the feed's look at the horizon and its page.
+    const pruner = await db.connect();
+    try {
+      await pruner.query('BEGIN');
+      await pruner.query('LOCK TABLE qso_deletions IN ACCESS EXCLUSIVE MODE');
+      const page = feed(server, op.token, `?cursor=${behind}`);
+      for (let waited = 0; ; waited += 10) {
+        const { rows } = await db.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> $1", [(pruner as unknown as { processID: number }).processID]);
+        if (rows.length > 0) break;
+        if (waited > 10_000) throw new Error('the page never waited for the pruning');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      t.ok((await pruneChanges(pruner, 90)) >= 1);
+      await pruner.query('COMMIT');
+      const res = await page;
+      if (res.status === 200) t.ok(res.data.some((x) => x.change === 'delete' && x.id === h), 'answered from before the pruning: the deletion is there');
+      else t.equal(res.status, 410, 'or refused');
+    } finally {
+      await pruner.query('ROLLBACK').catch(() => undefined);
+      pruner.release();
+    }
+  });
+
   t.test('OpenAPI documents the feed', async (t) => {
     const doc = (await server.request('/openapi.json')).body;
     t.ok(doc.paths['/api/v2/qso/changes']?.get);

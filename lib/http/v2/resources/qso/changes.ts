@@ -13,6 +13,7 @@ import {
 } from '../../../../qso/changeFeed.js';
 import { changeBounds, type ChangeBounds } from '../../../../qso/changeBounds.js';
 import { jsonListEnvelope } from './jsonListStream.js';
+import { beginSnapshot, endSnapshot } from './snapshot.js';
 
 export const DEFAULT_PER_PAGE = 1000;
 export const MAX_PER_PAGE = 5000;
@@ -65,26 +66,28 @@ class PageChanges extends Transform {
   }
 }
 
+/** 410 for a cursor that may have missed deletions retention removed. */
+function refuseExpired(cursor: ChangeCursor, horizon: bigint, retentionDays: number, now: number): void {
+  try {
+    checkCursorAge(cursor, horizon, retentionDays, now);
+  } catch (error) {
+    if (!(error instanceof CursorExpiredError)) throw error;
+    throw new ApiError(410, 'cursor_expired', `${error.message}: start again without a cursor for a full copy`);
+  }
+}
+
 /**
- * GET /qso/changes: the log's changes after `cursor` (docs/change-feed.md). The cut and the
- * retention horizon are read first, each on its own; the page is then one statement streamed
- * from a cursor into the response.
+ * GET /qso/changes: the log's changes after `cursor` (docs/change-feed.md). The cut is computed
+ * first, on its own; then one snapshot serves the retention horizon and the page, so that a
+ * pruning the page does not see cannot have slipped past the cursor check either. The page is
+ * one statement streamed from a cursor into the response.
  */
 export const listChanges: Handler = async (request) => {
   const { ctx, query, services, principal } = request;
   const perPage = parsePerPage(query);
   const cursor = parseCursor(query);
   const stationIds = await parseStationIds(services.db, principal, query);
-  const horizon = await changeHorizon(services.db);
   const now = Math.floor(Date.now() / 1000);
-  if (cursor !== null) {
-    try {
-      checkCursorAge(cursor, horizon, services.config.change_retention_days, now);
-    } catch (error) {
-      if (!(error instanceof CursorExpiredError)) throw error;
-      throw new ApiError(410, 'cursor_expired', `${error.message}: start again without a cursor for a full copy`);
-    }
-  }
   const change: ChangeRequest = {
     scope: { stationIds, operator: restrictedOperator(principal) },
     ownerId: principal.userId,
@@ -92,30 +95,34 @@ export const listChanges: Handler = async (request) => {
     cursor,
     perPage,
   };
-  // The cut is computed before the page's statement takes its snapshot.
-  const bounds: ChangeBounds = stationIds.length > 0 ? await changeBounds(services.db, stationIds) : { xidBound: cursor?.txid ?? '0', idBound: 0 };
-  const changes = new PageChanges(perPage);
-  const meta = () => {
-    const position = nextPosition(changes.last, changes.hasMore, bounds, cursor);
-    return { ...request.meta, cursor: encodeCursor({ ...position, horizon: Number(horizon), issuedAt: now }), has_more: changes.hasMore };
-  };
-  const body = jsonListEnvelope((change: string) => change, () => meta());
   const client = await services.bulkDb.connect();
   try {
+    // The cut is computed before the snapshot is taken.
+    const bounds: ChangeBounds = stationIds.length > 0 ? await changeBounds(client, stationIds) : { xidBound: cursor?.txid ?? '0', idBound: 0 };
+    await beginSnapshot(client);
+    const horizon = await changeHorizon(client);
+    if (cursor !== null) refuseExpired(cursor, horizon, services.config.change_retention_days, now);
+    const changes = new PageChanges(perPage);
+    const meta = () => {
+      const position = nextPosition(changes.last, changes.hasMore, bounds, cursor);
+      return { ...request.meta, cursor: encodeCursor({ ...position, horizon: Number(horizon), issuedAt: now }), has_more: changes.hasMore };
+    };
+    const body = jsonListEnvelope((change: string) => change, () => meta());
     const page = changePageSql(change, bounds);
     const rows = stationIds.length > 0
       ? client.query(new QueryStream(page.text, page.values, { batchSize: CURSOR_BATCH, rowMode: 'array' }))
       : Readable.from([]);
     await once(rows, 'readable');
-    pipeline(rows, changes, body, (error) => client.release(error ?? undefined));
+    pipeline(rows, changes, body, (error) => endSnapshot(client, error));
+    ctx.status = 200;
+    ctx.type = 'application/json';
+    ctx.body = body;
+    return undefined;
   } catch (error) {
-    client.release(error as Error);
+    // A refused cursor is an answer, not a failure of the connection.
+    endSnapshot(client, error instanceof ApiError ? null : (error as Error));
     throw error;
   }
-  ctx.status = 200;
-  ctx.type = 'application/json';
-  ctx.body = body;
-  return undefined;
 };
 
 export const changesQuerySchema: JsonSchema = {
