@@ -22,7 +22,8 @@ import { inQsoTransaction } from '../lib/qso/writeLock.js';
 import type { Principal } from '../lib/http/v2/principal.js';
 import type { RequestContext } from '../lib/http/v2/resource.js';
 import { compactQsoCounts } from '../lib/qso/counts.js';
-import { countSql, pageSql, parseListQuery } from '../lib/http/v2/resources/qso/listQuery.js';
+import { pageSql, parseListQuery } from '../lib/http/v2/resources/qso/listQuery.js';
+import { totalSqlForExplain } from '../lib/http/v2/resources/qso/listTotal.js';
 
 const QSOS = numberOption('qsos', 1_000_000);
 const RUNS = numberOption('runs', 50);
@@ -104,7 +105,7 @@ if (EXPLAIN) {
     // benchmark only: parseListQuery reads query, services.db and principal of a request.
     const request = { query: Object.fromEntries(new URLSearchParams(query)), services: { db }, principal } as unknown as RequestContext;
     const list = await parseListQuery(request);
-    for (const [kind, sql] of [['count', countSql(list)], ['page', pageSql(list)]] as const) {
+    for (const [kind, sql] of [['total', totalSqlForExplain(list)], ['page', pageSql(list)]] as const) {
       const { rows } = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, COSTS OFF) ${sql.text}`, sql.values);
       console.log(`\n--- ${label}: ${kind}\n${rows.map((r) => r['QUERY PLAN']).join('\n')}`);
     }

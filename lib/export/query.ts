@@ -9,9 +9,10 @@ import { bandCondition, confirmedCondition } from '../qso/filters.js';
 import { scopeConditions } from '../qso/scope.js';
 import { sinceIdBound } from '../qso/changeBounds.js';
 import { appVersion } from '../version.js';
-import { EXPORT_SELECT_LIST, ExportRecordFormatter } from './adifRecord.js';
+import { EXPORT_SELECT_LIST } from './adifRecord.js';
+import { CopyRecordReader, type RecordBatch } from './copyRecords.js';
+import { bindAsSettings } from '../db/settingParams.js';
 import { writeWithBackPressure } from './backPressure.js';
-import { ByteOutput } from './byteOutput.js';
 
 /**
  * ADIF export: the filtered QSOs in ascending id order, streamed by `COPY (SELECT …) TO STDOUT`
@@ -23,8 +24,7 @@ import { ByteOutput } from './byteOutput.js';
  * text rows costs this process about half of what the driver's per-column row parsing costs on
  * rows a hundred columns wide (measured, see docs/import-export.md). COPY takes no bound
  * parameters, so each value is handed over as a setting local to the export's transaction
- * (set_config with a bound value) and the query reads it back with current_setting(): values
- * never become SQL text.
+ * (lib/db/settingParams.ts): values never become SQL text.
  */
 
 export interface ExportFilter {
@@ -65,34 +65,6 @@ function exportQuery(filter: ExportFilter): { text: string; values: unknown[] } 
   return { text, values: params.values };
 }
 
-/** A parameter as setting text: arrays in PostgreSQL's array literal form. */
-function settingText(value: unknown): string {
-  return Array.isArray(value) ? `{${value.join(',')}}` : String(value);
-}
-
-/**
- * Hands the query's parameters to the server as transaction-local settings, one round trip,
- * and returns the query with each `$n` reading its setting.
- */
-async function bindAsSettings(client: pg.PoolClient, text: string, values: unknown[]): Promise<string> {
-  if (values.length > 0) {
-    const calls = values.map((_, i) => `set_config('logbook.export_${i + 1}', $${i + 1}, true)`);
-    await client.query(`SELECT ${calls.join(', ')}`, values.map(settingText));
-  }
-  return text.replace(/\$(\d+)/g, (_, n: string) => `current_setting('logbook.export_${n}')`);
-}
-
-/** ADIF records formatted from one piece of COPY output. */
-interface RecordBatch {
-  /** The records, each ending "<EOR>\n". */
-  bytes: Buffer;
-  /** Per record: its QSO's id, and where it ends in `bytes`. */
-  ids: number[];
-  ends: number[];
-}
-
-const NEWLINE = 0x0a;
-
 /** Formatted records, a batch per piece of COPY output. */
 async function* recordBatches(db: pg.Pool, filter: ExportFilter): AsyncGenerator<RecordBatch> {
   // The cut comes first, outside the export's transaction: its snapshot must be taken after it.
@@ -111,26 +83,12 @@ async function* recordBatches(db: pg.Pool, filter: ExportFilter): AsyncGenerator
     const { text, values } = exportQuery(filter);
     // NULL as an empty value: ADIF has no NULL, and the mostly empty rows get a third as long.
     const copy = client.query(copyTo(`COPY (${await bindAsSettings(client, text, values)}) TO STDOUT WITH (NULL '')`));
-    const formatter = new ExportRecordFormatter();
-    const out = new ByteOutput();
-    let partial: Buffer | null = null;
+    const reader = new CopyRecordReader();
     for await (const chunk of copy as AsyncIterable<Buffer>) {
-      const input: Buffer = partial === null ? chunk : Buffer.concat([partial, chunk]);
-      const batch: RecordBatch = { bytes: out.bytes, ids: [], ends: [] };
-      let start = 0;
-      for (let end = input.indexOf(NEWLINE); end !== -1; end = input.indexOf(NEWLINE, start)) {
-        formatter.format(input, start, end, out);
-        batch.ids.push(formatter.id);
-        batch.ends.push(out.length);
-        start = end + 1;
-      }
-      partial = start < input.length ? input.subarray(start) : null;
-      if (batch.ids.length > 0) {
-        batch.bytes = out.take();
-        yield batch;
-      }
+      const batch = reader.read(chunk);
+      if (batch !== null) yield batch;
     }
-    if (partial !== null) throw new Error('COPY output ended inside a row');
+    reader.end();
     await client.query('COMMIT');
     finished = true;
   } finally {

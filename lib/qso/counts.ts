@@ -1,16 +1,32 @@
 import type pg from 'pg';
 import { inTransaction } from '../db/transaction.js';
+import type { SqlParams } from '../db/sqlParams.js';
 import type { Logger } from '../log.js';
 
 /**
- * Reading and compacting qso_counts (sql/009_qso_counts.sql): the per-bucket QSO counts every
- * writer appends in its own transaction, so that a list's exact total is a sum over a few
- * hundred rows instead of a count over every matching QSO.
+ * Reading and compacting qso_counts (sql/009_qso_counts.sql) and qso_id_counts
+ * (sql/012_qso_id_counts.sql): the QSO counts every writer appends in its own transaction, per
+ * bucket of the list's filters and per block of ids, so that a list's exact total is a sum over
+ * a few hundred rows instead of a count over every matching QSO.
  */
 
-/** The columns of a bucket, in table order (the compaction regroups by them). */
-const BUCKET_COLUMNS = `station_id, operator, band, mode, submode, prop_mode, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd,
-  qrzcom_qso_download_status, clublog_qso_download_status`;
+/** A table of appended counts: its name and the columns of a bucket, in table order (the compaction regroups by them). */
+interface CountTable {
+  name: string;
+  columns: string;
+}
+
+const COUNT_TABLES: readonly CountTable[] = [
+  {
+    name: 'qso_counts',
+    columns: `station_id, operator, band, mode, submode, prop_mode, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd,
+  qrzcom_qso_download_status, clublog_qso_download_status`,
+  },
+  { name: 'qso_id_counts', columns: 'station_id, operator, block' },
+];
+
+/** qso_id_counts counts QSOs per block of this many consecutive ids (fixed by its trigger). */
+export const ID_BLOCK = 4096;
 
 /** A location is compacted once writers appended this many rows (one per bucket a write statement touched). */
 const COMPACT_ABOVE_ROWS = 256;
@@ -27,28 +43,52 @@ export function bucketTotalSql(conditions: readonly string[]): string {
 }
 
 /**
+ * The exact number of a scope's QSOs with sinceId < id < idBelow, without counting them: the sum
+ * of the whole id blocks in between, less the QSOs of the first block at or below sinceId, plus
+ * those of the last block below idBelow (each count covers fewer than ID_BLOCK ids, read from
+ * qso_station_id). `scopeOn(alias)` gives the scope's conditions on qso (q) or qso_id_counts (c),
+ * their values bound in `params` already. Needs sinceId + 1 < idBelow (else there is nothing to count).
+ */
+export function idRangeTotalSql(scopeOn: (alias: 'q' | 'c') => string, params: SqlParams, sinceId: number, idBelow: number): string {
+  const first = Math.floor((sinceId + 1) / ID_BLOCK);
+  const last = Math.floor(idBelow / ID_BLOCK);
+  const [firstBlock, lastBlock] = [params.add(first), params.add(last)];
+  const [firstStart, lastStart] = [params.add(first * ID_BLOCK), params.add(last * ID_BLOCK)];
+  const [after, below] = [params.add(sinceId), params.add(idBelow)];
+  return `SELECT ((SELECT coalesce(sum(c.n), 0) FROM qso_id_counts c
+                    WHERE ${scopeOn('c')} AND c.block >= ${firstBlock}::bigint AND c.block < ${lastBlock}::bigint)
+                - (SELECT count(*) FROM qso q WHERE ${scopeOn('q')} AND q.id >= ${firstStart}::bigint AND q.id <= ${after}::bigint)
+                + (SELECT count(*) FROM qso q WHERE ${scopeOn('q')} AND q.id >= ${lastStart}::bigint AND q.id < ${below}::bigint))::int AS total`;
+}
+
+/**
  * Folds the rows of locations with many unfolded ones into one per non-empty bucket (a location
  * whose writers were quiet is left alone, however many buckets it has), in one transaction: the
  * rows it deletes are committed ones, so counts of writers still running stay untouched and
- * every snapshot sums to the same totals before and after. Returns the locations folded.
+ * every snapshot sums to the same totals before and after. Returns the locations folded (in
+ * either table).
  */
 export async function compactQsoCounts(pool: pg.Pool, aboveRows = COMPACT_ABOVE_ROWS): Promise<number> {
   return inTransaction(pool, async (client) => {
     const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1, $2) AS locked', COMPACTION_LOCK);
     if (!rows[0]!.locked) return 0;
-    const result = await client.query<{ stations: number }>(
-      `WITH busy AS (
-         SELECT station_id FROM qso_counts WHERE NOT folded GROUP BY station_id HAVING count(*) > $1 LIMIT $2
-       ), gone AS (
-         DELETE FROM qso_counts c USING busy WHERE c.station_id = busy.station_id RETURNING c.*
-       ), kept AS (
-         INSERT INTO qso_counts (${BUCKET_COLUMNS}, n, folded)
-         SELECT ${BUCKET_COLUMNS}, sum(n), true FROM gone GROUP BY ${BUCKET_COLUMNS} HAVING sum(n) <> 0
-       )
-       SELECT count(*)::int AS stations FROM busy`,
-      [aboveRows, COMPACT_STATIONS_PER_ROUND],
-    );
-    return result.rows[0]!.stations;
+    let folded = 0;
+    for (const { name, columns } of COUNT_TABLES) {
+      const result = await client.query<{ stations: number }>(
+        `WITH busy AS (
+           SELECT station_id FROM ${name} WHERE NOT folded GROUP BY station_id HAVING count(*) > $1 LIMIT $2
+         ), gone AS (
+           DELETE FROM ${name} c USING busy WHERE c.station_id = busy.station_id RETURNING c.*
+         ), kept AS (
+           INSERT INTO ${name} (${columns}, n, folded)
+           SELECT ${columns}, sum(n), true FROM gone GROUP BY ${columns} HAVING sum(n) <> 0
+         )
+         SELECT count(*)::int AS stations FROM busy`,
+        [aboveRows, COMPACT_STATIONS_PER_ROUND],
+      );
+      folded += result.rows[0]!.stations;
+    }
+    return folded;
   });
 }
 

@@ -6,7 +6,8 @@ import { renderQsoJson } from '../../../../qso/present.js';
 import { listMeta, pageSql, parseListQuery, type ListQuery } from './listQuery.js';
 import { jsonListEnvelope } from './jsonListStream.js';
 import { adifList } from './adifList.js';
-import { beginSnapshot, countTotal, endSnapshot } from './snapshot.js';
+import { beginSnapshot, endSnapshot } from './snapshot.js';
+import { countTotal } from './listTotal.js';
 
 /** Rows fetched from the cursor per round trip. */
 const CURSOR_BATCH = 500;

@@ -10,7 +10,6 @@ import { bandCondition, confirmedCondition, dateRangeConditions, modeCondition }
 import { qsoScope, scopeConditions, type QsoScope } from '../../../../qso/scope.js';
 import { qsoSelectList } from '../../../../qso/present.js';
 import { sinceIdBound } from '../../../../qso/changeBounds.js';
-import { bucketTotalSql } from '../../../../qso/counts.js';
 
 /**
  * GET /qso parameters and the SQL they become. Every query is written so that PostgreSQL can
@@ -43,13 +42,12 @@ export interface ListQuery {
    */
   idBelow: number | null;
   scope: QsoScope;
-  /** Filter conditions on alias q (scope excluded), their values added to `params`. */
+  /** Every filter condition on alias q (scope excluded, id bounds included), their values added to `params`. */
   filters(params: SqlParams): string[];
-  /**
-   * The same filters on qso_counts (alias c), or null when one of them is not kept there
-   * (callsign, dates, ids): the total is then counted over the QSOs.
-   */
-  bucketFilters(params: SqlParams): string[] | null;
+  /** The filters qso_counts keeps too (band, mode, qsl_filter), on qso (q) or qso_counts (c). */
+  bucketFilters(params: SqlParams, alias: 'q' | 'c'): string[];
+  /** The filters only the QSOs can answer (callsign, dates; id bounds excluded), on alias q. */
+  rowFilters(params: SqlParams): string[];
 }
 
 function parseFormat(query: Record<string, string>): ListFormat {
@@ -88,6 +86,21 @@ export async function parseListQuery({ query, services, principal }: RequestCont
     ? parsePagination(query, DEFAULT_PER_PAGE[format], MAX_PER_PAGE)
     : { page: 1, perPage: limit, offset: 0 };
 
+  const bucketFilters = (params: SqlParams, alias: 'q' | 'c'): string[] => {
+    const conditions: string[] = [];
+    const bandFilter = band === null ? null : bandCondition(band, params, alias);
+    if (bandFilter !== null) conditions.push(bandFilter);
+    if (mode !== null) conditions.push(modeCondition(mode, params, alias));
+    if (qslTypes !== null) conditions.push(confirmedCondition(qslTypes, alias));
+    return conditions;
+  };
+  const rowFilters = (params: SqlParams): string[] => {
+    const conditions: string[] = [];
+    if (callsign !== null) conditions.push(`q.call = ${params.add(callsign)}`);
+    conditions.push(...dateRangeConditions(since, until, params));
+    return conditions;
+  };
+
   return {
     format,
     pagination,
@@ -96,26 +109,13 @@ export async function parseListQuery({ query, services, principal }: RequestCont
     idBelow,
     scope: qsoScope(principal, stationIds),
     filters(params) {
-      const conditions: string[] = [];
-      if (callsign !== null) conditions.push(`q.call = ${params.add(callsign)}`);
-      const bandFilter = band === null ? null : bandCondition(band, params);
-      if (bandFilter !== null) conditions.push(bandFilter);
-      if (mode !== null) conditions.push(modeCondition(mode, params));
-      if (qslTypes !== null) conditions.push(confirmedCondition(qslTypes));
-      if (sinceId > 0) conditions.push(`q.id > ${params.add(sinceId)}`);
-      if (idBelow !== null) conditions.push(`q.id < ${params.add(idBelow)}`);
-      conditions.push(...dateRangeConditions(since, until, params));
+      const conditions = [...rowFilters(params), ...bucketFilters(params, 'q')];
+      if (sinceId > 0) conditions.push(`q.id > ${params.add(sinceId)}::bigint`);
+      if (idBelow !== null) conditions.push(`q.id < ${params.add(idBelow)}::bigint`);
       return conditions;
     },
-    bucketFilters(params) {
-      if (callsign !== null || sinceId > 0 || idBelow !== null || since !== null || until !== null) return null;
-      const conditions: string[] = [];
-      const bandFilter = band === null ? null : bandCondition(band, params, 'c');
-      if (bandFilter !== null) conditions.push(bandFilter);
-      if (mode !== null) conditions.push(modeCondition(mode, params, 'c'));
-      if (qslTypes !== null) conditions.push(confirmedCondition(qslTypes, 'c'));
-      return conditions;
-    },
+    bucketFilters,
+    rowFilters,
   };
 }
 
@@ -124,16 +124,8 @@ export interface Sql {
   values: unknown[];
 }
 
-function where(list: ListQuery, params: SqlParams): string {
+export function where(list: ListQuery, params: SqlParams): string {
   return [...scopeConditions(list.scope, params), ...list.filters(params)].join(' AND ');
-}
-
-/** Number of QSOs matching the filters (`meta.total`): a sum over qso_counts when it keeps every filter. */
-export function countSql(list: ListQuery): Sql {
-  const params = new SqlParams();
-  const buckets = list.bucketFilters(params);
-  if (buckets !== null) return { text: bucketTotalSql([...scopeConditions(list.scope, params, 'c'), ...buckets]), values: params.values };
-  return { text: `SELECT count(*)::int AS total FROM qso q WHERE ${where(list, params)}`, values: params.values };
 }
 
 /** What a page query reads for each QSO (qso aliased q), and what it joins for that. */
@@ -155,13 +147,14 @@ export function pageSql(list: ListQuery, output: PageOutput = QSO_OBJECT_OUTPUT)
   const byTime = list.format === 'json' || list.newest;
   const order = (alias: string) => (byTime ? `${alias}time_on DESC, ${alias}id DESC` : `${alias}id`);
   const { perPage, offset } = list.pagination;
-  const limit = params.add(perPage);
-  const skip = params.add(offset);
+  // Cast: the ADIF page hands its values over as settings (text) for its COPY.
+  const limit = `${params.add(perPage)}::bigint`;
+  const skip = `${params.add(offset)}::bigint`;
 
   let candidates: string;
   const stations = list.scope.stationIds;
   if (stations.length >= 1 && stations.length <= MAX_MERGE_BRANCHES) {
-    const reach = params.add(offset + perPage);
+    const reach = `${params.add(offset + perPage)}::bigint`;
     const branches = stations.map(
       (station) => `(SELECT q.id, q.time_on FROM qso q WHERE q.station_id = ${params.add(station)}::int AND ${conditions}
                       ORDER BY ${order('q.')} LIMIT ${reach})`,

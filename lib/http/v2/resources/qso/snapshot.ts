@@ -1,5 +1,4 @@
 import type pg from 'pg';
-import { countSql, type ListQuery } from './listQuery.js';
 
 /**
  * A list's count and its page are read in one read-only REPEATABLE READ transaction, so
@@ -34,11 +33,4 @@ export async function withSnapshot<T>(db: pg.Pool, read: (client: pg.PoolClient)
     endSnapshot(client, error as Error);
     throw error;
   }
-}
-
-/** QSOs matching the list's filters (`meta.total`); no query when the owner has no station location. */
-export async function countTotal(client: pg.PoolClient, list: ListQuery): Promise<number> {
-  if (list.scope.stationIds.length === 0) return 0;
-  const { text, values } = countSql(list);
-  return (await client.query<{ total: number }>(text, values)).rows[0]!.total;
 }

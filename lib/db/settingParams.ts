@@ -1,0 +1,26 @@
+import type pg from 'pg';
+
+/**
+ * Bound values for statements that take none, such as `COPY (SELECT …) TO STDOUT`: each value is
+ * handed to the server as a setting local to the transaction (set_config with a bound value) and
+ * the statement reads it back with current_setting(), so values never become SQL text. A
+ * setting is text: every placeholder whose column is not text needs a cast in the statement
+ * (`$1::bigint`, `$2::int[]`).
+ */
+
+/** A parameter as setting text: arrays in PostgreSQL's array literal form. */
+function settingText(value: unknown): string {
+  return Array.isArray(value) ? `{${value.join(',')}}` : String(value);
+}
+
+/**
+ * Hands the query's parameters to the server as transaction-local settings, one round trip,
+ * and returns the query with each `$n` reading its setting. Call inside a transaction.
+ */
+export async function bindAsSettings(client: Pick<pg.PoolClient, 'query'>, text: string, values: readonly unknown[]): Promise<string> {
+  if (values.length > 0) {
+    const calls = values.map((_, i) => `set_config('logbook.param_${i + 1}', $${i + 1}, true)`);
+    await client.query(`SELECT ${calls.join(', ')}`, values.map(settingText));
+  }
+  return text.replace(/\$(\d+)/g, (_, n: string) => `current_setting('logbook.param_${n}')`);
+}

@@ -1,0 +1,80 @@
+import type pg from 'pg';
+import { SqlParams } from '../../../../db/sqlParams.js';
+import { bucketTotalSql, idRangeTotalSql } from '../../../../qso/counts.js';
+import { scopeConditions } from '../../../../qso/scope.js';
+import { where, type ListQuery, type Sql } from './listQuery.js';
+
+/**
+ * `meta.total`, exact, read in the page's snapshot, without counting every matching QSO where
+ * the counts writers maintain can answer (docs/api-v2/qso.md, "Totals"):
+ * - no id bound: a sum over qso_counts (scope, band, mode, qsl_filter);
+ * - an id bound (since_id, every ADIF page) and no other filter: whole id blocks of
+ *   qso_id_counts plus two partial blocks, so paging a log by since_id costs the same on every
+ *   page instead of a count of the rest of the log;
+ * - an id bound with band, mode or qsl_filter: the smaller side is counted, either the QSOs
+ *   between the bounds or those before since_id (and from the cut on, a few) subtracted from
+ *   qso_counts' sum;
+ * - callsign or dates: a count over the QSOs, from the filter's index.
+ */
+
+type Client = Pick<pg.PoolClient, 'query'>;
+
+async function single(client: Client, { text, values }: Sql): Promise<number> {
+  return Number((await client.query<{ total: number | string }>(text, values)).rows[0]!.total);
+}
+
+/** The scope's conditions on qso (q) and qso_id_counts (c), each bound once. */
+function scopeOn(list: ListQuery, params: SqlParams): (alias: 'q' | 'c') => string {
+  const on = { q: scopeConditions(list.scope, params, 'q').join(' AND '), c: scopeConditions(list.scope, params, 'c').join(' AND ') };
+  return (alias) => on[alias];
+}
+
+/** The scope's QSOs (no other filter) with sinceId < id < idBelow. */
+function idRangeSql(list: ListQuery, sinceId: number, idBelow: number): Sql {
+  const params = new SqlParams();
+  return { text: idRangeTotalSql(scopeOn(list, params), params, sinceId, idBelow), values: params.values };
+}
+
+function countSql(list: ListQuery): Sql {
+  const params = new SqlParams();
+  return { text: `SELECT count(*)::int AS total FROM qso q WHERE ${where(list, params)}`, values: params.values };
+}
+
+function bucketSql(list: ListQuery): Sql {
+  const params = new SqlParams();
+  return { text: bucketTotalSql([...scopeConditions(list.scope, params, 'c'), ...list.bucketFilters(params, 'c')]), values: params.values };
+}
+
+/**
+ * Filtered QSOs outside the id bounds (id <= sinceId, id >= idBelow): the bucket filters only,
+ * the list's own id conditions replaced.
+ */
+function outsideSql(list: ListQuery, idBelow: number): Sql {
+  const params = new SqlParams();
+  const conditions = [...scopeConditions(list.scope, params), ...list.bucketFilters(params, 'q')];
+  const outside = `(q.id <= ${params.add(list.sinceId)}::bigint OR q.id >= ${params.add(idBelow)}::bigint)`;
+  return { text: `SELECT count(*)::int AS total FROM qso q WHERE ${[...conditions, outside].join(' AND ')}`, values: params.values };
+}
+
+/** QSOs matching the list's filters (`meta.total`); no query when the owner has no station location. */
+export async function countTotal(client: Client, list: ListQuery): Promise<number> {
+  if (list.scope.stationIds.length === 0) return 0;
+  if (list.rowFilters(new SqlParams()).length > 0) return single(client, countSql(list));
+  const buckets = list.bucketFilters(new SqlParams(), 'c').length > 0;
+  if (list.idBelow === null) return single(client, bucketSql(list));
+  if (list.sinceId + 1 >= list.idBelow) return 0;
+  if (!buckets) return single(client, idRangeSql(list, list.sinceId, list.idBelow));
+  // Which side is smaller is decided on the unfiltered numbers, which cost two block sums.
+  const before = list.sinceId === 0 ? 0 : await single(client, idRangeSql(list, 0, list.sinceId + 1));
+  const between = await single(client, idRangeSql(list, list.sinceId, list.idBelow));
+  if (between <= before) return single(client, countSql(list));
+  return (await single(client, bucketSql(list))) - (await single(client, outsideSql(list, list.idBelow)));
+}
+
+/** The statement behind the total when it is one (for EXPLAIN in benchmarks/qso-list.ts). */
+export function totalSqlForExplain(list: ListQuery): Sql {
+  if (list.rowFilters(new SqlParams()).length > 0) return countSql(list);
+  if (list.idBelow === null) return bucketSql(list);
+  if (list.sinceId + 1 >= list.idBelow) return { text: 'SELECT 0 AS total', values: [] };
+  return idRangeSql(list, list.sinceId, list.idBelow);
+}
