@@ -13,6 +13,9 @@
 import { buildConfig } from '../lib/config.js';
 import { createLogger } from '../lib/log.js';
 import { measureList, numberOption, percentile, scratchDatabase, secondsSince } from './lib/scratch.js';
+import { dataDir, runCli } from './import.js';
+import { mkdir, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import { startServer } from '../lib/server.js';
 import { createUser } from '../lib/accounts/users.js';
 import { createStation } from '../lib/accounts/stations.js';
@@ -122,6 +125,50 @@ console.log(`\n| scenario | rows / total | p50 ms | p99 ms | rows/s at p50 |\n|-
 for (const [label, query] of scenarios) {
   const { meta, p50, p99 } = await measureList(`${server.url}/api/v2/qso${query}`, headers, RUNS);
   console.log(`| ${label} | ${meta.count} / ${meta.total} | ${p50.toFixed(1)} | ${p99.toFixed(1)} | ${Math.round((meta.count * 1000) / p50)} |`);
+}
+
+// --- ADIF paging against the export ------------------------------------------------------
+// A client copying the whole of Home by since_id, 5000 records a page, as loggers and sync tools
+// page (JSON parsed, lastfetchedid sent back), against `logbook export` of the same location (a
+// real process writing a file), in the same sitting. Peak RSS is this process's (server and
+// client); the increase over the paging shows whether the server holds pages.
+{
+  const rssBefore = process.memoryUsage().rss;
+  let peakRss = rssBefore;
+  const pageTimes: number[] = [];
+  let sinceId = 0;
+  let paged = 0;
+  let bytes = 0;
+  const began = process.hrtime.bigint();
+  for (;;) {
+    const pageStart = process.hrtime.bigint();
+    const response = await fetch(`${server.url}/api/v2/qso?format=adif&per_page=5000&station_id=${home}&since_id=${sinceId}`, { headers });
+    const text = await response.text();
+    const page = JSON.parse(text) as { data: { exported: number; lastfetchedid: number }; meta: { total: number } };
+    pageTimes.push(seconds(pageStart) * 1000);
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+    if (page.data.exported === 0) break;
+    paged += page.data.exported;
+    bytes += text.length;
+    sinceId = page.data.lastfetchedid;
+  }
+  const pagingSeconds = seconds(began);
+  pageTimes.sort((a, b) => a - b);
+  await mkdir(dataDir, { recursive: true });
+  const exportFile = join(dataDir, `export-home-${process.pid}.adi`);
+  const exportRun = await runCli(['export', '--station', String(home), '-o', exportFile, '--json'], database.url);
+  await unlink(exportFile);
+  const exportRate = (JSON.parse(exportRun.stdout) as { exported: number }).exported / exportRun.seconds;
+  const pagingRate = paged / pagingSeconds;
+  console.log(
+    `\nADIF paging of Home by since_id, per_page 5000: ${paged} QSOs in ${pageTimes.length} requests, ${pagingSeconds.toFixed(2)} s = ` +
+      `${Math.round(pagingRate)} QSOs/s, ${(bytes / 1048576 / pagingSeconds).toFixed(1)} MB/s of JSON; page p50 ${percentile(pageTimes, 50).toFixed(1)} ms, ` +
+      `p99 ${percentile(pageTimes, 99).toFixed(1)} ms; RSS ${(rssBefore / 1048576).toFixed(0)} MiB before, peak ${(peakRss / 1048576).toFixed(0)} MiB`,
+  );
+  console.log(
+    `logbook export --station Home (a process, to a file): ${exportRun.seconds.toFixed(2)} s = ${Math.round(exportRate)} QSOs/s, ` +
+      `peak RSS ${exportRun.peakRssMb.toFixed(0)} MB; paging at ${((pagingRate / exportRate) * 100).toFixed(0)} % of the export (target ≥ 50 %)`,
+  );
 }
 
 // --- single creates ------------------------------------------------------------------------

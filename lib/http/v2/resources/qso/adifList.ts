@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { pipeline, Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { to as copyTo } from 'pg-copy-streams';
 import type { RequestContext } from '../../resource.js';
 import { EXPORT_SELECT_LIST } from '../../../../export/adifRecord.js';
@@ -7,7 +7,7 @@ import { exportHeader } from '../../../../export/query.js';
 import { bindAsSettings } from '../../../../db/settingParams.js';
 import { listMeta, pageSql, type ListQuery } from './listQuery.js';
 import { countTotal } from './listTotal.js';
-import { beginSnapshot, endSnapshot } from './snapshot.js';
+import { answerFromSnapshot, beginSnapshot, endSnapshot } from './snapshot.js';
 import { adifListEnvelope } from './adifListStream.js';
 
 /** The export's rows carry their station location, which fills the MY_* fields. */
@@ -38,11 +38,7 @@ export async function adifList(request: RequestContext, list: ListQuery): Promis
       await once(rows, 'readable');
     }
     const body = adifListEnvelope(exportHeader(), list.sinceId, ({ exported }) => ({ ...request.meta, ...listMeta(list, exported, total) }));
-    pipeline(rows, body, (error) => endSnapshot(client, error));
-    ctx.status = 200;
-    ctx.type = 'application/json';
-    ctx.body = body;
-    return undefined;
+    return answerFromSnapshot(ctx, client, rows, body);
   } catch (error) {
     endSnapshot(client, error as Error);
     throw error;

@@ -1,12 +1,12 @@
 import { once } from 'node:events';
-import { pipeline, Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import QueryStream from 'pg-query-stream';
 import type { Handler, RequestContext } from '../../resource.js';
 import { renderQsoJson } from '../../../../qso/present.js';
 import { listMeta, pageSql, parseListQuery, type ListQuery } from './listQuery.js';
 import { jsonListEnvelope } from './jsonListStream.js';
 import { adifList } from './adifList.js';
-import { beginSnapshot, endSnapshot } from './snapshot.js';
+import { answerFromSnapshot, beginSnapshot, endSnapshot } from './snapshot.js';
 import { countTotal } from './listTotal.js';
 
 /** Rows fetched from the cursor per round trip. */
@@ -31,11 +31,7 @@ async function streamJsonList(request: RequestContext, list: ListQuery): Promise
     // a query that fails still gets the error envelope instead of a cut-off body.
     await once(rows, 'readable');
     const body = jsonListEnvelope((row: unknown[]) => renderQsoJson(row), (count) => ({ ...request.meta, ...listMeta(list, count, total) }));
-    pipeline(rows, body, (error) => endSnapshot(client, error));
-    ctx.status = 200;
-    ctx.type = 'application/json';
-    ctx.body = body;
-    return undefined;
+    return answerFromSnapshot(ctx, client, rows, body);
   } catch (error) {
     endSnapshot(client, error as Error);
     throw error;

@@ -1,3 +1,5 @@
+import { pipeline, type Readable, type Transform } from 'node:stream';
+import type { Context } from 'koa';
 import type pg from 'pg';
 
 /**
@@ -33,4 +35,17 @@ export async function withSnapshot<T>(db: pg.Pool, read: (client: pg.PoolClient)
     endSnapshot(client, error as Error);
     throw error;
   }
+}
+
+/**
+ * Answers 200 with `body`, JSON fed by `rows` read in `client`'s snapshot: the snapshot ends
+ * when the body is complete, or is discarded with its connection when the client goes away (or
+ * the database fails) mid-page.
+ */
+export function answerFromSnapshot(ctx: Context, client: pg.PoolClient, rows: Readable, body: Transform): undefined {
+  pipeline(rows, body, (error) => endSnapshot(client, error));
+  ctx.status = 200;
+  ctx.type = 'application/json';
+  ctx.body = body;
+  return undefined;
 }
