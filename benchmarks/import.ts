@@ -5,6 +5,7 @@
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/import.ts [--qsos 1000000 --small 100000]
  *   … benchmarks/import.ts --feed-cost [--rounds 4]   (the change feed's column and index: with and without, alternating)
+ *   … benchmarks/import.ts --index-cost [--qsos 200000]  (each index of qso: its cost to a COPY into a bare qso-shaped table)
  *
  * Needs bin/logbook.js compiled (npm run build) and /usr/bin/time (GNU time) for the peak RSS.
  * Data: benchmarks/data/qsos-1m.adi and qsos-100k.adi, generated when missing.
@@ -128,6 +129,76 @@ export async function copyCeiling(db: pg.Pool, copyPath: string, stationId: numb
   }
 }
 
+/** The qso table's own indexes (name, definition), primary key and the duplicate index first. */
+async function qsoIndexes(db: pg.Pool): Promise<Array<{ name: string; definition: string }>> {
+  const { rows } = await db.query<{ name: string; definition: string }>(
+    `SELECT indexname AS name, indexdef AS definition FROM pg_indexes WHERE tablename = 'qso'
+      ORDER BY indexname = 'qso_pkey' DESC, indexname = 'qso_dupe_key' DESC, indexname`,
+  );
+  return rows;
+}
+
+/**
+ * A table shaped like qso (columns, defaults, identity) with only the primary key and the
+ * duplicate index, plus `extra` of qso's indexes: no foreign key, no triggers (counts, feed).
+ */
+async function createBareQso(db: pg.Pool, extra: ReadonlyArray<{ name: string; definition: string }> = []): Promise<void> {
+  await db.query('DROP TABLE IF EXISTS qso_bare');
+  await db.query('CREATE TABLE qso_bare (LIKE qso INCLUDING DEFAULTS INCLUDING IDENTITY INCLUDING GENERATED)');
+  const indexes = await qsoIndexes(db);
+  for (const { name, definition } of [...indexes.filter((i) => i.name === 'qso_pkey' || i.name === 'qso_dupe_key'), ...extra]) {
+    await db.query(definition.replace(` ${name} ON public.qso `, ` bare_${name} ON public.qso_bare `));
+  }
+}
+
+/** Raw COPY of the prepared rows into qso_bare, committed: seconds. */
+async function copyBare(db: pg.Pool, copyPath: string): Promise<number> {
+  const client = await db.connect();
+  try {
+    const columns = ['station_id', ...INSERT_COLUMNS.map((column) => column.name)].join(', ');
+    const started = process.hrtime.bigint();
+    await client.query('BEGIN');
+    await pipeline(createReadStream(copyPath, { highWaterMark: 256 * 1024 }), client.query(copyFrom(`COPY qso_bare (${columns}) FROM STDIN`)));
+    await client.query('COMMIT');
+    return Number(process.hrtime.bigint() - started) / 1e9;
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * --index-cost: what each of qso's indexes costs a COPY. The bare table (primary key and the
+ * duplicate index) once, then the bare table with each further index alone, then qso itself:
+ * rows/s of each and the time each index adds to the bare COPY.
+ */
+async function indexCost(db: Database, big: string, bigCount: number): Promise<void> {
+  const pool = db.pool;
+  const station = await newStation(db, 'DL0IDX');
+  const copyPath = join(dataDir, `qsos-${label(bigCount)}.copy`);
+  const rows = await writeCopyRows(pool, big, station, copyPath);
+  const timed = async (what: string, extra: Array<{ name: string; definition: string }>) => {
+    await createBareQso(pool, extra);
+    await pool.query('CHECKPOINT');
+    const secondsTaken = await copyBare(pool, copyPath);
+    report(`  ${what}`, rows, secondsTaken, statSync(copyPath).size);
+    return secondsTaken;
+  };
+  console.log(machine());
+  const bare = await timed('bare (primary key + duplicate index)', []);
+  const costs: Array<[string, number]> = [];
+  for (const index of (await qsoIndexes(pool)).filter((i) => i.name !== 'qso_pkey' && i.name !== 'qso_dupe_key')) {
+    costs.push([index.name, (await timed(`bare + ${index.name}`, [index])) - bare]);
+  }
+  await pool.query('DROP TABLE qso_bare');
+  await pool.query('CHECKPOINT');
+  const full = await copyCeiling(pool, copyPath, station);
+  report('  qso itself (every index, foreign key, triggers)', rows, full, statSync(copyPath).size);
+  console.log(`\n| index | seconds added to the bare COPY of ${rows} rows | % of the bare COPY |\n|---|---|---|`);
+  for (const [name, added] of costs) console.log(`| ${name} | ${added.toFixed(2)} | ${((added / bare) * 100).toFixed(0)} % |`);
+  console.log(`| all of qso (indexes, foreign key, triggers) | ${(full - bare).toFixed(2)} | ${(((full - bare) / bare) * 100).toFixed(0)} % |`);
+  console.log(machine());
+}
+
 interface Observation {
   locks: Set<string>;
   maxWriteMs: number;
@@ -239,10 +310,11 @@ async function main(): Promise<void> {
   const bigCount = numberOption('qsos', 1_000_000);
   const smallCount = numberOption('small', 100_000);
   const big = await ensureFile(bigCount);
-  if (process.argv.includes('--feed-cost')) {
+  const only = process.argv.includes('--feed-cost') ? feedCost : process.argv.includes('--index-cost') ? indexCost : null;
+  if (only !== null) {
     const db = await scratchDatabase('import');
     try {
-      await feedCost(db, big, bigCount);
+      await only(db, big, bigCount);
     } finally {
       await db.dispose();
     }
@@ -260,6 +332,10 @@ async function main(): Promise<void> {
     const ceiling = report('ceiling: raw COPY into qso (all indexes)', rows, await copyCeiling(pool, copyPath, ceilingStation), statSync(copyPath).size);
     await pool.query('TRUNCATE qso CASCADE');
     await pool.query('VACUUM ANALYZE qso');
+    await createBareQso(pool);
+    await pool.query('CHECKPOINT');
+    const bare = report('bare: raw COPY, primary key + duplicate index only', rows, await copyBare(pool, copyPath), statSync(copyPath).size);
+    await pool.query('DROP TABLE qso_bare');
 
     const dry = await runCli(['import', big, '--station', String(ceilingStation), '--dry-run', '--json'], db.url);
     report('logbook import --dry-run (JavaScript only)', rows, dry.seconds, bigBytes, `, peak RSS ${dry.peakRssMb.toFixed(0)} MB`);
@@ -272,7 +348,7 @@ async function main(): Promise<void> {
     const observed = await observer.stop();
     const firstSummary = JSON.parse(first.stdout) as { imported: number; skipped: number };
     const firstRate = report(`logbook import, ${label(bigCount)} QSOs into an empty location`, firstSummary.imported, first.seconds, bigBytes, `, peak RSS ${first.peakRssMb.toFixed(0)} MB`);
-    console.log(`  ratio to the ceiling: ${((firstRate / ceiling) * 100).toFixed(0)} %`);
+    console.log(`  ratio to the ceiling: ${((firstRate / ceiling) * 100).toFixed(0)} %; to the bare COPY: ${((firstRate / bare) * 100).toFixed(0)} % (the rest is qso's other indexes, foreign key and triggers: --index-cost itemises them)`);
 
     await pool.query('CHECKPOINT');
     const again = await runCli(['import', big, '--station', String(station), '--json'], db.url);

@@ -17,11 +17,7 @@ import { dataDir, runCli } from './import.js';
 import { mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startServer } from '../lib/server.js';
-import { createUser } from '../lib/accounts/users.js';
-import { createStation } from '../lib/accounts/stations.js';
-import { createToken } from '../lib/auth/tokens.js';
-import { createKey } from '../lib/auth/keys.js';
-import { inQsoTransaction } from '../lib/qso/writeLock.js';
+import { generateLogs } from './lib/generatedLog.js';
 import type { Principal } from '../lib/http/v2/principal.js';
 import type { RequestContext } from '../lib/http/v2/resource.js';
 import { compactQsoCounts } from '../lib/qso/counts.js';
@@ -39,43 +35,7 @@ const db = database.pool;
 const seconds = secondsSince;
 
 // --- the logs -------------------------------------------------------------------------------
-const ownerId = await createUser(db, { username: 'owner', callsign: 'DL1OWN' });
-const home = await createStation(db, { userId: ownerId, name: 'Home', callsign: 'DL1OWN', gridsquare: 'JO62QM' });
-const portable = await createStation(db, { userId: ownerId, name: 'Portable', callsign: 'DL1OWN/P', gridsquare: 'JO63' });
-const otherId = await createUser(db, { username: 'other', callsign: 'DL2OTH' });
-const otherStation = await createStation(db, { userId: otherId, name: 'Home', callsign: 'DL2OTH', gridsquare: 'JO40' });
-const { token } = await createToken(db, { userId: ownerId, createdBy: ownerId, name: 'bench', scopes: ['qso:read', 'qso:write'], expiresAt: null });
-const empty = await createStation(db, { userId: ownerId, name: 'Empty', callsign: 'DL1OWN', gridsquare: 'JO62QM' });
-const v1Key = await createKey(db, ownerId, 'rw');
-
-let start = process.hrtime.bigint();
-// Per user one QSO every 2.5 minutes from 2015 on (so time_on never repeats within a station);
-// 20,000 distinct calls; 11 bands, 1 % satellite; CW, SSB (USB/LSB), FT8, MFSK/FT4, RTTY;
-// confirmed by LoTW 15 %, eQSL 10 %, Clublog 8 %, QRZ 5 %, card 3 %. The owner's QSOs go 90 % to
-// Home, 10 % to Portable. Rows of both users alternate in the table.
-await inQsoTransaction(db, [ownerId, otherId], async (client) => {
-await client.query('SELECT setseed(0.42)');
-await client.query(
-  `INSERT INTO qso (station_id, call, time_on, time_off, band, mode, submode, freq, prop_mode, rst_sent, rst_rcvd, gridsquare,
-                    operator, station_callsign, lotw_qsl_rcvd, eqsl_qsl_rcvd, clublog_qso_download_status,
-                    qrzcom_qso_download_status, qsl_rcvd)
-   SELECT CASE WHEN owner THEN CASE WHEN random() < 0.9 THEN $1::int ELSE $2::int END ELSE $3::int END,
-          'K' || floor(random() * 20000)::int || 'X', time_on, time_on + interval '1 minute',
-          band, mode, CASE mode WHEN 'SSB' THEN (ARRAY['USB','LSB'])[1 + floor(random() * 2)::int] WHEN 'MFSK' THEN 'FT4' END,
-          14074000, CASE WHEN random() < 0.01 THEN 'SAT' END, '59', '59', 'JO62',
-          CASE WHEN owner THEN 'DL1OWN' ELSE 'DL2OTH' END, CASE WHEN owner THEN 'DL1OWN' ELSE 'DL2OTH' END,
-          CASE WHEN random() < 0.15 THEN 'Y' ELSE 'N' END, CASE WHEN random() < 0.10 THEN 'Y' ELSE 'N' END,
-          CASE WHEN random() < 0.08 THEN 'Y' END, CASE WHEN random() < 0.05 THEN 'Y' END, CASE WHEN random() < 0.03 THEN 'Y' ELSE 'N' END
-     FROM (SELECT owner, timestamp '2015-01-01' + g * interval '150 seconds' AS time_on,
-                  (ARRAY['160m','80m','40m','30m','20m','17m','15m','12m','10m','6m','2m'])[1 + floor(random() * 11)::int] AS band,
-                  (ARRAY['CW','SSB','FT8','MFSK','RTTY'])[1 + floor(random() * 5)::int] AS mode
-             FROM generate_series(1, $4::int) g CROSS JOIN (VALUES (true), (false)) AS o(owner)
-            ORDER BY g) raw`,
-  [home, portable, otherStation, QSOS],
-);
-});
-await db.query('VACUUM ANALYZE qso');
-console.log(`generated ${2 * QSOS} QSOs in ${seconds(start).toFixed(0)} s`);
+const { ownerId, home, empty, token, v1Key } = await generateLogs(db, QSOS);
 
 const { rows: [busy] } = await db.query<{ call: string }>(
   'SELECT call FROM qso WHERE station_id = $1 GROUP BY call ORDER BY count(*) DESC LIMIT 1', [home],
@@ -207,7 +167,7 @@ for (const door of ['v1', 'v2'] as const) {
 }
 
 for (const door of ['v2', 'v1'] as const) {
-  start = process.hrtime.bigint();
+  const start = process.hrtime.bigint();
   const deadline = Date.now() + CREATE_SECONDS * 1000;
   const statuses = new Map<number, number>();
   const latencies: number[] = [];

@@ -12,13 +12,14 @@ const benchmarks = {
   'import-http': ['benchmarks/import-http.ts'],
   export: ['benchmarks/export.ts'],
   'qso-list': ['benchmarks/qso-list.ts'],
+  abandon: ['benchmarks/abandon.ts'],
   confirmation: ['benchmarks/confirmation.ts'],
   workers: ['benchmarks/workers.ts'],
   'change-feed': ['benchmarks/change-feed.ts'],
   merge: ['benchmarks/merge.ts'],
   worker: ['benchmarks/worker/run.ts'],
 };
-const needsDatabase = new Set(['import', 'import-http', 'merge', 'export', 'qso-list', 'confirmation', 'workers', 'change-feed']);
+const needsDatabase = new Set(['import', 'import-http', 'merge', 'export', 'qso-list', 'abandon', 'confirmation', 'workers', 'change-feed']);
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const extra = process.argv.slice(2).filter((a) => a.startsWith('--'));

@@ -1,0 +1,105 @@
+/**
+ * Abandoned heavy requests against cheap ones (issue 16, goal 5): `GET /api/v2/qso/{id}` latency
+ * from one client, first alone, then while 100 heavy list requests are started and abandoned by
+ * their clients. Logs as in benchmarks/qso-list.ts (1M owned + 1M foreign QSOs, interleaved);
+ * the server runs in this process (one API process, its two pools as configured). A heavy list
+ * is one whose query reads a million index entries: a date range over the whole log counted
+ * over the QSOs (qso_counts cannot answer a date filter) and a deep offset into it. Each is
+ * aborted after --abandon-ms; afterwards the benchmark checks that none of their statements is
+ * still running.
+ *
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/abandon.ts \
+ *     [--qsos 1000000] [--heavy 100] [--abandon-ms 300] [--runs 200] [--keep]
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { buildConfig } from '../lib/config.js';
+import { createLogger } from '../lib/log.js';
+import { startServer } from '../lib/server.js';
+import { compactQsoCounts } from '../lib/qso/counts.js';
+import { generateLogs } from './lib/generatedLog.js';
+import { numberOption, percentile, scratchDatabase, secondsSince } from './lib/scratch.js';
+
+const QSOS = numberOption('qsos', 1_000_000);
+const HEAVY = numberOption('heavy', 100);
+const ABANDON_MS = numberOption('abandon-ms', 300);
+const RUNS = numberOption('runs', 200);
+
+const database = await scratchDatabase('abandon');
+const db = database.pool;
+const { home, token } = await generateLogs(db, QSOS);
+const server = await startServer({ config: buildConfig({}), db: database, logger: createLogger({}, true), port: 0, host: '127.0.0.1' });
+await compactQsoCounts(db, 0);
+const headers = { authorization: `Bearer ${token}` };
+const { rows: ids } = await db.query<{ id: number }>('SELECT id FROM qso WHERE station_id = $1 ORDER BY random() LIMIT $2', [home, RUNS]);
+const heavyUrl = `${server.url}/api/v2/qso?qso_since=2000-01-01&page=5000&per_page=100`;
+
+/** GET /api/v2/qso/{id} one after another over the ids (once, or until `until` settles): latencies in ms, sorted. */
+async function showLatencies(until?: Promise<unknown>): Promise<number[]> {
+  let settled = until === undefined;
+  void until?.then(() => (settled = true));
+  const times: number[] = [];
+  for (let i = 0; until === undefined ? i < ids.length : !settled; i++) {
+    const { id } = ids[i % ids.length]!;
+    const begin = process.hrtime.bigint();
+    const response = await fetch(`${server.url}/api/v2/qso/${id}`, { headers });
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`GET /qso/${id}: HTTP ${response.status}`);
+    times.push(secondsSince(begin) * 1000);
+  }
+  return times.sort((a, b) => a - b);
+}
+
+/** One heavy list, timed alone (not abandoned): what an abandoned one would have cost. */
+async function heavyAlone(): Promise<number> {
+  const begin = process.hrtime.bigint();
+  const response = await fetch(heavyUrl, { headers });
+  await response.arrayBuffer();
+  return secondsSince(begin) * 1000;
+}
+
+/** Statements of heavy lists still running in the scratch database. */
+async function heavyStillRunning(): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+        AND state = 'active' AND query LIKE '%time_on >=%'`,
+  );
+  return rows[0]!.n;
+}
+
+for (let i = 0; i < 3; i++) await fetch(`${server.url}/api/v2/qso/${ids[i]!.id}`, { headers }).then((r) => r.arrayBuffer());
+const alone = await showLatencies();
+const heavyMs = [await heavyAlone(), await heavyAlone()];
+
+let abandoned = 0;
+let answered = 0;
+const heavyLoad = Promise.all(
+  Array.from({ length: HEAVY }, async (_, i) => {
+    await sleep((i * 20) % 1000);
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), ABANDON_MS);
+    try {
+      const response = await fetch(heavyUrl, { headers, signal: controller.signal });
+      await response.arrayBuffer();
+      answered++;
+    } catch {
+      abandoned++;
+    } finally {
+      clearTimeout(timer);
+    }
+  }),
+);
+const during = await showLatencies(heavyLoad);
+await sleep(500);
+const lingering = await heavyStillRunning();
+
+const line = (label: string, times: number[]) =>
+  `| ${label} | ${times.length} | ${percentile(times, 50).toFixed(1)} | ${percentile(times, 99).toFixed(1)} | ${times[times.length - 1]!.toFixed(1)} |`;
+console.log(`\none heavy list alone: ${heavyMs.map((ms) => ms.toFixed(0)).join(', ')} ms (${heavyUrl.replace(server.url, '')})`);
+console.log(`heavy lists: ${HEAVY} started over 1 s, each abandoned after ${ABANDON_MS} ms: ${abandoned} abandoned, ${answered} answered first`);
+console.log(`\n| GET /api/v2/qso/{id} | requests | p50 ms | p99 ms | max ms |\n|---|---|---|---|---|`);
+console.log(line('alone', alone));
+console.log(line(`while ${HEAVY} heavy lists are started and abandoned`, during));
+console.log(`\nheavy list statements still running 0.5 s after the last was abandoned: ${lingering}; target p99 < 100 ms: ${percentile(during, 99) < 100 ? 'met' : 'missed'}`);
+
+await server.close();
+await database.dispose();
