@@ -16,6 +16,8 @@ export interface ApiProcess {
   /** Log lines printed so far, parsed. */
   logLines(): Array<Record<string, unknown>>;
   stop(): Promise<void>;
+  /** Ends the process as a crash or an OOM killer would: SIGKILL, nothing cleaned up. */
+  kill(): Promise<void>;
 }
 
 export async function spawnApiProcess(databaseUrl: string, config: Record<string, unknown>): Promise<ApiProcess> {
@@ -55,6 +57,11 @@ export async function spawnApiProcess(databaseUrl: string, config: Record<string
     async stop() {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGKILL');
       await once(child, 'exit');
     },
   };
