@@ -17,7 +17,9 @@
  *    printed with --explain).
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/change-feed.ts \
- *     [--qsos 1000000] [--runs 50] [--explain] [--profile] [--keep]
+ *     [--qsos 1000000] [--runs 50] [--gzip] [--explain] [--profile] [--keep]
+ *
+ * Answers are asked uncompressed (Accept-Encoding: identity) unless --gzip is given.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -62,11 +64,12 @@ async function main(): Promise<void> {
   const BATCHES = 10;
   const RUNS = numberOption('runs', 50);
   const EXPLAIN = process.argv.includes('--explain');
+  const GZIP = process.argv.includes('--gzip');
   const machine = () =>
     `nproc ${cpus().length}, Node ${process.version}, ${new Date().toISOString().slice(0, 19).replace('T', ' ')} UTC, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`;
   const ms = (n: number) => n.toFixed(1);
 
-  console.log(machine());
+  console.log(`${machine()}; answers ${GZIP ? 'gzip' : 'uncompressed'}`);
   const database = await scratchDatabase('feed');
   const db = database.pool;
   let server: ChildProcess | undefined;
@@ -125,7 +128,8 @@ async function main(): Promise<void> {
       const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${serverPid}/status`, 'utf8'));
       return Number(match![1]) / 1024;
     };
-    const headers = { authorization: `Bearer ${token}` };
+    // fetch asks for gzip unless told otherwise; a sync client on a fast link need not (curl does not).
+    const headers = { authorization: `Bearer ${token}`, 'accept-encoding': GZIP ? 'gzip' : 'identity' };
 
     interface Page { data: Array<{ change: string; id: number }>; meta: { cursor: string; has_more: boolean } }
     const getPage = async (cursor: string | null): Promise<{ page: Page; bytes: number }> => {
