@@ -1,5 +1,5 @@
 import type { SqlParams } from '../db/sqlParams.js';
-import { restrictedOperator, type Principal } from '../http/v2/principal.js';
+import { restrictedOperator, type Principal } from '../auth/principal.js';
 
 /** Which QSOs a request may see: these station locations, and (club members below officer) one operator. */
 export interface QsoScope {

@@ -1,4 +1,4 @@
-import { asInteger, asText, isBlank } from '../http/bodyValues.js';
+import { asInteger, asText, isBlank } from '../input/jsonValues.js';
 import { normalizeRigMode } from '../adif/modes.js';
 
 /**

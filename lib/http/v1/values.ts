@@ -1,7 +1,7 @@
 /**
  * Reading JSON body values the way the original's PHP did (isset, is_numeric, (int), truthiness),
  * so that v1 clients keep getting the answers they were written against. Looser than the v2
- * readers in lib/http/bodyValues.ts on purpose: "12.0" is a station id here, as it was there.
+ * readers in lib/input/jsonValues.ts on purpose: "12.0" is a station id here, as it was there.
  */
 
 /** PHP's `isset($obj[name])`: present and not null. */

@@ -4,33 +4,8 @@ import { hashSecret } from '../../auth/secrets.js';
 import { V2_TOKEN_PREFIX } from '../../auth/tokens.js';
 import type { Logger } from '../../log.js';
 
-/** Club permission levels: 3 member, 6 member (ADIF), 9 officer. */
-export const OFFICER_LEVEL = 9;
-
-export interface ClubContext {
-  clubId: number;
-  level: number;
-  /** Callsign of the acting member: the operator of the QSOs that member logs. */
-  memberCallsign: string;
-}
-
-/** Who a request acts for: the token's owner, and for club tokens the acting member. */
-export interface Principal {
-  tokenId: number;
-  tokenName: string;
-  userId: number;
-  ownerCallsign: string;
-  actingUserId: number;
-  scopes: ReadonlySet<string>;
-  expiresAt: Date | null;
-  isAdmin: boolean;
-  club: ClubContext | null;
-}
-
-/** Below officer level, QSO data is limited to the member's own operator QSOs. */
-export function restrictedOperator(principal: Principal): string | null {
-  return principal.club && principal.club.level < OFFICER_LEVEL ? principal.club.memberCallsign : null;
-}
+export { OFFICER_LEVEL, restrictedOperator, type ClubContext, type Principal } from '../../auth/principal.js';
+import { OFFICER_LEVEL, type ClubContext, type Principal } from '../../auth/principal.js';
 
 export function requireClubLevel(principal: Principal, required: number): void {
   if (principal.club && principal.club.level < required) {

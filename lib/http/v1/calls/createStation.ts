@@ -4,7 +4,7 @@ import { V1Failure } from '../call.js';
 import { sendJson } from '../answer.js';
 import { requireWriteKey } from '../keyAuth.js';
 import { phpInt, phpTruthy } from '../values.js';
-import { asText } from '../../bodyValues.js';
+import { asText } from '../../../input/jsonValues.js';
 import { createStation, type NewStation } from '../../../accounts/stations.js';
 import { dxccEntity } from '../../../dxcc/entities.js';
 import { OFFICER_LEVEL } from '../../v2/principal.js';

@@ -4,7 +4,7 @@ import { failed } from '../call.js';
 import { sendEmpty, sendJson } from '../answer.js';
 import { requireKey } from '../keyAuth.js';
 import { isSet } from '../values.js';
-import { asText } from '../../bodyValues.js';
+import { asText } from '../../../input/jsonValues.js';
 import { SqlParams } from '../../../db/sqlParams.js';
 import { normalizeCallsign } from '../../../adif/callsign.js';
 import { normalizeGrid } from '../../../adif/grid.js';

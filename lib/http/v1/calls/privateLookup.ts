@@ -3,7 +3,7 @@ import { failed } from '../call.js';
 import { sendJson } from '../answer.js';
 import { requireKey } from '../keyAuth.js';
 import { idValue } from '../values.js';
-import { asText } from '../../bodyValues.js';
+import { asText } from '../../../input/jsonValues.js';
 import { normalizeCallsign } from '../../../adif/callsign.js';
 import { grantedStationIds, privateLookup } from '../../../lookup/callsignLookup.js';
 import { OFFICER_LEVEL } from '../../v2/principal.js';

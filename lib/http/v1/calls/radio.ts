@@ -6,7 +6,7 @@ import { isSet } from '../values.js';
 import { readRadioInput, type RadioColumn } from '../../../radios/radioInput.js';
 import { upsertRadio } from '../../../radios/radioStore.js';
 import { publishRadioUpdate } from '../../../radios/radioEvents.js';
-import { isBlank } from '../../bodyValues.js';
+import { isBlank } from '../../../input/jsonValues.js';
 
 /** Everything a v1 client may report: basic, extended and satellite state, and the callback URL. */
 const V1_COLUMNS: readonly RadioColumn[] = [

@@ -1,6 +1,6 @@
 import { CLUB_LEVELS, parseClubLevel, removeClubMember } from '../../../../accounts/clubs.js';
 import type { Config } from '../../../../config.js';
-import { asInteger } from '../../../bodyValues.js';
+import { asInteger } from '../../../../input/jsonValues.js';
 import { conflict, notFound, validationError } from '../../../errors.js';
 import { created } from '../../created.js';
 import type { JsonSchema, ResourceDefinition } from '../../resource.js';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { ApiError, forbidden, notFound, validationError } from '../../../errors.js';
-import { asBoolean } from '../../../bodyValues.js';
+import { asBoolean } from '../../../../input/jsonValues.js';
 import { created } from '../../created.js';
 import { ownedStationIds, parseIdParam, parseStationIds, present } from '../../params.js';
 import { OFFICER_LEVEL, requireClubLevel, restrictedOperator, type Principal } from '../../principal.js';

@@ -1,5 +1,6 @@
 import { validationError } from '../../../errors.js';
-import { isBlank, readIdList, readInteger, readText } from '../../../bodyValues.js';
+import { isBlank } from '../../../../input/jsonValues.js';
+import { readIdList, readInteger, readText } from '../../../bodyValues.js';
 import { combineDateTime, parseDateTime } from '../../../../adif/datetime.js';
 import { contests, type Contest } from '../../../../catalog/contests.js';
 

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { conflict, forbidden, notFound, validationError } from '../../../errors.js';
-import { isBlank, readBoolean, readIdList, readText } from '../../../bodyValues.js';
+import { isBlank } from '../../../../input/jsonValues.js';
+import { readBoolean, readIdList, readText } from '../../../bodyValues.js';
 import { LogbookError } from '../../../../accounts/logbooks.js';
 import { foreignStationIds } from '../../../../accounts/stations.js';
 import { created } from '../../created.js';

@@ -1,6 +1,6 @@
 import { PassThrough, type Readable } from 'node:stream';
 import { conflict, validationError } from '../../../errors.js';
-import { isBlank } from '../../../bodyValues.js';
+import { isBlank } from '../../../../input/jsonValues.js';
 import { decodedBody, stopReading } from '../../../upload/bodyStream.js';
 import { bodyKind } from '../../../upload/bodyKind.js';
 import { created } from '../../created.js';

@@ -1,5 +1,5 @@
 import { validationError } from '../../../errors.js';
-import { asBoolean } from '../../../bodyValues.js';
+import { asBoolean } from '../../../../input/jsonValues.js';
 import { restrictedOperator } from '../../principal.js';
 import type { HandlerResult, RequestContext } from '../../resource.js';
 import type { ImportOptions, ImportSummary } from '../../../../import/types.js';

@@ -1,5 +1,5 @@
 import { ApiError, validationError } from '../../../errors.js';
-import { asBoolean } from '../../../bodyValues.js';
+import { asBoolean } from '../../../../input/jsonValues.js';
 import { validateAgainst } from '../../../validation.js';
 import type { JsonSchema } from '../../resource.js';
 import { DUPLICATE_POLICIES, type DuplicatePolicy } from '../../../../import/types.js';

@@ -1,6 +1,7 @@
 import { validationError } from '../../../errors.js';
 import type { Scalar } from '../../../body.js';
-import { asText, isBlank, readInteger } from '../../../bodyValues.js';
+import { asText, isBlank } from '../../../../input/jsonValues.js';
+import { readInteger } from '../../../bodyValues.js';
 import { isKnownBand } from '../../../../adif/bands.js';
 import { isValidCallsign, normalizeCallsign } from '../../../../adif/callsign.js';
 import { fieldInfo } from '../../../../adif/fields.js';

@@ -1,5 +1,5 @@
 import { forbidden } from '../../../errors.js';
-import { asInteger } from '../../../bodyValues.js';
+import { asInteger } from '../../../../input/jsonValues.js';
 import { ownedStationIds } from '../../params.js';
 import type { RequestContext } from '../../resource.js';
 import { qsoScope, type QsoScope } from '../../../../qso/scope.js';

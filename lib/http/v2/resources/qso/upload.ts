@@ -2,7 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { conflict, validationError } from '../../../errors.js';
-import { asBoolean, isBlank } from '../../../bodyValues.js';
+import { asBoolean, isBlank } from '../../../../input/jsonValues.js';
 import { ByteLimit } from '../../../upload/bodyStream.js';
 import { readMultipart } from '../../../upload/multipart.js';
 import { restrictedOperator } from '../../principal.js';

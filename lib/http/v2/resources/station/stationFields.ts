@@ -1,5 +1,6 @@
 import { validationError } from '../../../errors.js';
-import { isBlank, readInteger, readText } from '../../../bodyValues.js';
+import { isBlank } from '../../../../input/jsonValues.js';
+import { readInteger, readText } from '../../../bodyValues.js';
 import { isValidCallsign, normalizeCallsign } from '../../../../adif/callsign.js';
 import { normalizeGrid, normalizeGridList } from '../../../../adif/grid.js';
 import { dxccEntity } from '../../../../dxcc/entities.js';
