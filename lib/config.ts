@@ -6,6 +6,9 @@ import type { RateLimit } from './ratelimit/types.js';
 export const HIDEABLE_USERDATA = ['user_firstname', 'user_lastname', 'user_locator', 'user_name', 'user_email', 'user_language'] as const;
 export type HideableUserdata = (typeof HIDEABLE_USERDATA)[number];
 
+/** Lifetime of browser tokens when `worker.token_ttl_seconds` is not set. */
+export const DEFAULT_BROWSER_TOKEN_TTL_SECONDS = 3600;
+
 export interface WorkerConfig {
   /** The worker's internal port; `urls` instead lists several workers (sharing Redis) to fail over between. */
   url?: string;

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { workerUrls, type Config } from './config.js';
+import { DEFAULT_BROWSER_TOKEN_TTL_SECONDS, workerUrls, type Config } from './config.js';
 import type { Database } from './db/database.js';
 import type { Logger } from './log.js';
 import { Metrics } from './metrics.js';
@@ -16,6 +16,7 @@ import { appVersion } from './version.js';
 import { startCountCompaction } from './qso/counts.js';
 import { createApp } from './http/app.js';
 import { createPublisher } from './live/publisher.js';
+import { listenForRevocations, type RevocationListener } from './live/revocationListener.js';
 import type { ResourceDefinition } from './http/v2/resource.js';
 import { ImportJobs } from './import/jobs/jobRunner.js';
 import { logbookHome } from './db/embedded.js';
@@ -74,6 +75,18 @@ export function createServices(options: ServiceOptions & { spoolFolder: string }
   };
 }
 
+/** With live updates on, revoked API tokens end their browser tokens (lib/live/revocationListener.ts). */
+function revocationListener(services: Services, url: string): Promise<RevocationListener> | undefined {
+  const revoke = services.events.revoke?.bind(services.events);
+  if (!revoke) return undefined;
+  return listenForRevocations({
+    url,
+    tokenTtlSeconds: services.config.worker.token_ttl_seconds ?? DEFAULT_BROWSER_TOKEN_TTL_SECONDS,
+    revoke,
+    logger: services.logger.child({ component: 'token-revocations' }),
+  });
+}
+
 export interface RunningServer {
   server: Server;
   port: number;
@@ -101,6 +114,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   });
   const port = (server.address() as AddressInfo).port;
   const compaction = startCountCompaction(services.db, services.logger);
+  const revocations = await revocationListener(services, options.db.url);
   const stopPruning = scheduleChangePruning(services.db, services.config.change_retention_days, (error) => {
     services.logger.warn('change feed retention failed', { error: error.message });
   });
@@ -118,6 +132,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         });
         await stopPruning();
         await compaction.stop();
+        await revocations?.close();
         await services.importJobs.close();
         await services.rateLimiter.close();
         await services.events.close();

@@ -9,6 +9,8 @@ import type { ImportJobs } from './import/jobs/jobRunner.js';
 /** A sink for live-update events; the no-op one is used when no worker is configured. */
 export interface EventPublisher {
   publish(topic: string, payload: unknown): void;
+  /** Ends the browser tokens minted from this API token, up to `until` (unix seconds); never throws. */
+  revoke?(tokenId: number, until: number): void;
   /** Makes a topic known to the worker before browsers connect to it; never rejects. */
   register?(topic: string): Promise<void>;
   /** The workers' state for the API's status (see LiveHealth); absent when no worker is configured. */

@@ -13,6 +13,10 @@
  * worker's death loses no event. A request that timed out may still have been
  * delivered, so a failover can deliver an event twice, never zero times while
  * a worker is up.
+ *
+ * Revocations (an API token revoked: its browser tokens must stop working) are never dropped:
+ * they go before publishes, and one that no worker took is tried again every `retryAfterMs`
+ * until it lapses, so a worker that was down hears of it when it is back.
  */
 import type { Logger } from '../log.js';
 import { createLogger } from '../log.js';
@@ -47,6 +51,11 @@ export type LiveHealth = 'ok' | 'degraded' | 'down';
 export interface Publisher {
   /** Queues a payload for the topic's browsers. Never throws, never waits. */
   publish(topic: string, payload: unknown): void;
+  /**
+   * Tells the workers that browser tokens minted from this API token are void, up to `until`
+   * (unix seconds; the last second such a token can be valid). Never throws, never waits.
+   */
+  revoke(tokenId: number, until: number): void;
   /** Registers a topic (default: browsers need a token). Never rejects; failures are logged. */
   register(topic: string, requireToken?: boolean): Promise<void>;
   stats(): PublisherStats;
@@ -80,6 +89,9 @@ export function createPublisher({ urls, secret, timeoutMs = 1000, retryAfterMs =
   // The internal-call key, never the secret: what travels on the internal network cannot sign browser tokens.
   const headers = { 'Content-Type': 'application/json', 'X-Worker-Secret': internalCallKey(secret) };
   const queue: Pending[] = [];
+  /** Token id → until, for revocations no worker has taken yet. */
+  const revocations = new Map<number, number>();
+  let retryTimer: NodeJS.Timeout | undefined;
   const publicTopics = new Set<string>();
   const stats = { sent: 0, failed: 0, dropped: 0 };
   let pumping: Promise<void> | undefined;
@@ -166,9 +178,46 @@ export function createPublisher({ urls, secret, timeoutMs = 1000, retryAfterMs =
     return answers.every((answer) => answer === null) ? 'down' : 'degraded';
   }
 
+  async function sendRevocations(): Promise<void> {
+    for (const [tokenId, until] of [...revocations]) {
+      if (until < Date.now() / 1000) {
+        revocations.delete(tokenId);
+        continue;
+      }
+      try {
+        const { status, text } = await post('/internal/revoke', JSON.stringify({ token_id: tokenId, until }));
+        if (status === 200) {
+          revocations.delete(tokenId);
+          continue;
+        }
+        complain('live updates: worker refused revocation', { token_id: tokenId, status, response: text });
+      } catch (err) {
+        complain('live updates: worker unreachable, revocation kept for a retry', { token_id: tokenId, error: (err as Error).message });
+      }
+    }
+    if (revocations.size > 0 && !closed && retryTimer === undefined) {
+      retryTimer = setTimeout(() => {
+        retryTimer = undefined;
+        kick();
+      }, retryAfterMs);
+      retryTimer.unref();
+    }
+  }
+
   async function pump(): Promise<void> {
-    for (let item = queue.shift(); item; item = queue.shift()) await send(item);
+    for (;;) {
+      // Checked before every publish: a revocation (or its retry, when the timer fired) goes first.
+      if (revocations.size > 0 && retryTimer === undefined) await sendRevocations();
+      const item = queue.shift();
+      if (!item) break;
+      await send(item);
+    }
     pumping = undefined;
+  }
+
+  /** Sending starts on a later turn of the event loop, never inside the caller's. */
+  function kick(): void {
+    pumping ??= new Promise<void>((resolve) => setImmediate(resolve)).then(pump);
   }
 
   return {
@@ -188,8 +237,13 @@ export function createPublisher({ urls, secret, timeoutMs = 1000, retryAfterMs =
         stats.dropped++;
         complain('live updates: queue full, oldest publish dropped', { max_queue: maxQueue });
       }
-      // Sending starts on a later turn of the event loop, never inside the caller's.
-      pumping ??= new Promise<void>((resolve) => setImmediate(resolve)).then(pump);
+      kick();
+    },
+
+    revoke(tokenId, until) {
+      if (closed) return;
+      revocations.set(tokenId, Math.max(until, revocations.get(tokenId) ?? 0));
+      kick();
     },
 
     async register(topic, requireToken = true) {
@@ -213,6 +267,7 @@ export function createPublisher({ urls, secret, timeoutMs = 1000, retryAfterMs =
 
     async close() {
       closed = true;
+      clearTimeout(retryTimer);
       if (!pumping) return;
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<void>((resolve) => {

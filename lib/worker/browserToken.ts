@@ -16,6 +16,8 @@ export interface BrowserTokenClaims {
   user_id: number;
   topic: string;
   expires: number;
+  /** The API token it was minted from, so that revoking that token ends it (absent: never revoked). */
+  token_id?: number;
 }
 
 export type TokenCheck =
@@ -34,13 +36,14 @@ function nowSeconds(): number {
 
 export function createBrowserToken(
   secret: string,
-  { userId, topic, ttlSeconds }: { userId: number; topic: string; ttlSeconds: number },
+  { userId, topic, ttlSeconds, tokenId }: { userId: number; topic: string; ttlSeconds: number; tokenId?: number },
   now: number = nowSeconds(),
 ): string {
   if (!Number.isInteger(userId) || userId < 0) throw new Error('browser token: userId must be a non-negative integer');
   if (!(ttlSeconds > 0)) throw new Error('browser token: ttlSeconds must be positive');
-  // Key order matches what the original application emits.
+  // Key order matches what the original application emits; token_id is ours, last.
   const claims: BrowserTokenClaims = { user_id: userId, topic, expires: Math.floor(now + ttlSeconds) };
+  if (tokenId !== undefined) claims.token_id = tokenId;
   const encoded = Buffer.from(JSON.stringify(claims), 'utf8').toString('hex');
   return `${encoded}.${sign(secret, encoded)}`;
 }
@@ -48,7 +51,8 @@ export function createBrowserToken(
 function isClaims(value: unknown): value is BrowserTokenClaims {
   if (typeof value !== 'object' || value === null) return false;
   const c = value as Record<string, unknown>;
-  return Number.isInteger(c.user_id) && typeof c.topic === 'string' && Number.isInteger(c.expires);
+  return Number.isInteger(c.user_id) && typeof c.topic === 'string' && Number.isInteger(c.expires) &&
+    (c.token_id === undefined || Number.isSafeInteger(c.token_id));
 }
 
 /** `now` is in unix seconds; a token is still valid during its `expires` second. */

@@ -8,6 +8,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { Logger } from '../log.js';
 import type { Fanout } from './fanout.js';
+import type { RevocationRelay } from './revocationRelay.js';
+import { isTokenId } from './revocations.js';
 import { createHttpExchange, type HttpExchange } from './httpExchange.js';
 import { internalCallKey } from './workerKeys.js';
 import type { TopicRegistry } from './registry.js';
@@ -49,9 +51,13 @@ interface Deps {
   secret: string;
   registry: TopicRegistry;
   fanout: Fanout;
+  revocations: RevocationRelay;
   status: StatusReporter;
   logger: Logger;
 }
+
+/** A revocation without `until` is kept this long: the default browser-token lifetime. */
+const DEFAULT_REVOCATION_SECONDS = 3600;
 
 type PostHandler = (body: JsonObject, reply: HttpExchange) => Promise<void>;
 
@@ -118,7 +124,16 @@ export function mountInternalApi(app: TemplatedApp, deps: Deps): void {
     reply.send('200 OK');
   });
 
+  const revoke = post(async (body, reply) => {
+    if (!isTokenId(body.token_id)) return fail(reply, '400 Bad Request', 'bad request');
+    const until = body.until === undefined ? Math.floor(Date.now() / 1000) + DEFAULT_REVOCATION_SECONDS : body.until;
+    if (typeof until !== 'number' || !Number.isFinite(until)) return fail(reply, '400 Bad Request', 'bad request');
+    await deps.revocations.revoke(body.token_id, Math.floor(until));
+    reply.send('200 OK');
+  });
+
   app.any('/internal/register', register);
+  app.any('/internal/revoke', revoke);
   app.any('/internal/unregister', unregister);
   app.any('/internal/publish', publish);
   app.any('/internal/push', publish);

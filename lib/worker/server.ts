@@ -13,6 +13,8 @@ import { createRedisRegistry } from './redisRegistry.js';
 import { createMemoryRegistry, type TopicRegistry } from './registry.js';
 import { createSocketHub, type SocketData, type SocketHub } from './socketHub.js';
 import { createStatusReporter, STATUS_TOPIC } from './status.js';
+import { createRevocationList, type RevocationList } from './revocations.js';
+import { applyRevocation, createLocalRevocationRelay, createRedisRevocationRelay, type RevocationRelay } from './revocationRelay.js';
 import { createWsBehavior } from './wsHandler.js';
 
 export interface RunningWorker {
@@ -41,20 +43,23 @@ function listen(app: uWS.TemplatedApp, host: string | undefined, port: number, l
 interface Cluster {
   registry: TopicRegistry;
   fanout: Fanout;
+  relay: RevocationRelay;
   connections: Redis[];
 }
 
-async function joinCluster(options: ResolvedWorkerOptions, hub: SocketHub): Promise<Cluster> {
+async function joinCluster(options: ResolvedWorkerOptions, hub: SocketHub, revocations: RevocationList): Promise<Cluster> {
   const local = createMemoryRegistry(options.topicTtlSeconds);
   const deliver = hub.deliver;
   const { redisUrl, logger, redisPrefix } = options;
-  if (!redisUrl) return { registry: local, fanout: createLocalFanout(deliver), connections: [] };
+  const apply = applyRevocation(revocations, hub.closeMintedFrom, logger);
+  if (!redisUrl) return { registry: local, fanout: createLocalFanout(deliver), relay: createLocalRevocationRelay(apply), connections: [] };
 
   const command = await connectRedis(redisUrl, 'command', logger);
   const subscriber = await connectRedis(redisUrl, 'subscriber', logger);
   const registry = createRedisRegistry(command, { prefix: redisPrefix, ttlSeconds: options.topicTtlSeconds, mirror: local, logger });
   const fanout = await createRedisFanout({ publisher: command, subscriber, channel: `${redisPrefix}events`, deliver, logger });
-  return { registry, fanout, connections: [command, subscriber] };
+  const relay = await createRedisRevocationRelay({ command, subscriber, prefix: redisPrefix, apply, logger });
+  return { registry, fanout, relay, connections: [command, subscriber] };
 }
 
 export async function startWorker(workerOptions: WorkerOptions): Promise<RunningWorker> {
@@ -64,7 +69,8 @@ export async function startWorker(workerOptions: WorkerOptions): Promise<Running
   const wsApp = uWS.App() as ClosableApp;
   const internalApp = uWS.App() as ClosableApp;
   const hub = createSocketHub(wsApp, options);
-  const { registry, fanout, connections } = await joinCluster(options, hub);
+  const revocations = createRevocationList();
+  const { registry, fanout, relay, connections } = await joinCluster(options, hub, revocations);
   const status = createStatusReporter({ registry, hub, fanout });
 
   // The status topic is renewed well within its TTL so it never lapses.
@@ -75,11 +81,11 @@ export async function startWorker(workerOptions: WorkerOptions): Promise<Running
   }, renewEveryMs);
   renewStatusTopic.unref();
 
-  wsApp.ws<SocketData>('/ws', createWsBehavior({ ...options, registry, hub, status }));
+  wsApp.ws<SocketData>('/ws', createWsBehavior({ ...options, registry, revocations, hub, status }));
   wsApp.any('/*', (res) => {
     res.writeStatus('404 Not Found').end('404 page not found\n');
   });
-  mountInternalApi(internalApp, { secret: options.secret, registry, fanout, status, logger });
+  mountInternalApi(internalApp, { secret: options.secret, registry, fanout, revocations: relay, status, logger });
 
   async function shutdown(): Promise<void> {
     clearInterval(renewStatusTopic);

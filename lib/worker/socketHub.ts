@@ -21,6 +21,8 @@ export interface SocketData {
   authenticated: boolean;
   /** 0 for anonymous sockets (topics registered without require_token). */
   userId: number;
+  /** The API token its browser token was minted from; 0 when none is named. */
+  tokenId: number;
   closed: boolean;
   authTimer: NodeJS.Timeout | undefined;
   /** When the socket's queue last rose above the slow-consumer threshold; 0 when it is not backed up. */
@@ -43,12 +45,18 @@ export interface SocketHub {
   subscribe(ws: WorkerSocket): void;
   closed(ws: WorkerSocket): void;
   deliver(topic: string, payloadJson: string): void;
+  /** Closes the sockets authenticated with browser tokens minted from this API token; returns how many. */
+  closeMintedFrom(tokenId: number): number;
   stats(): HubStats;
   activeTopicList(): string[];
   /** Sockets closed by the slow-consumer sweep since start. */
   slowConsumersClosed(): number;
   closeAll(): void;
 }
+
+/** Policy violation: the socket's authorisation was withdrawn. */
+const CLOSE_POLICY = 1008;
+const REVOKED = JSON.stringify({ type: 'error', code: 'token_revoked', message: 'the API token this browser token came from was revoked' });
 
 function increment<K>(map: Map<K, number>, key: K, by: number): void {
   const next = (map.get(key) ?? 0) + by;
@@ -109,6 +117,16 @@ export function createSocketHub(
     deliver(topic, payloadJson) {
       if (!perTopic.has(topic)) return;
       app.publish(topic, `{"type":"push","payload":${payloadJson}}`, false, false);
+    },
+    closeMintedFrom(tokenId) {
+      let closed = 0;
+      for (const ws of [...subscribed]) {
+        if (ws.getUserData().tokenId !== tokenId) continue;
+        ws.send(REVOKED, false, false);
+        ws.end(CLOSE_POLICY, 'token revoked');
+        closed++;
+      }
+      return closed;
     },
     stats() {
       return { activeTopics: perTopic.size, connectedClients: perUser.size + anonymous, connectedSockets: subscribed.size };

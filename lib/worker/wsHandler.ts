@@ -11,6 +11,7 @@ import type { Logger } from '../log.js';
 import { verifyBrowserToken } from './browserToken.js';
 import { clientAddress } from './clientAddress.js';
 import type { TopicRegistry } from './registry.js';
+import type { RevocationList } from './revocations.js';
 import type { SocketData, SocketHub, WorkerSocket } from './socketHub.js';
 import { STATUS_TOPIC, type StatusReporter } from './status.js';
 
@@ -29,6 +30,7 @@ const AUTH_OK = JSON.stringify({ type: 'auth_ok' });
 interface Deps {
   secret: string;
   registry: TopicRegistry;
+  revocations: RevocationList;
   hub: SocketHub;
   status: StatusReporter;
   logger: Logger;
@@ -46,7 +48,7 @@ function parseFrame(message: ArrayBuffer): Record<string, unknown> | null {
 }
 
 export function createWsBehavior(deps: Deps): WebSocketBehavior<SocketData> {
-  const { secret, registry, hub, status, logger, authTimeoutMs, maxBackpressureBytes } = deps;
+  const { secret, registry, revocations, hub, status, logger, authTimeoutMs, maxBackpressureBytes } = deps;
 
   function reject(ws: WorkerSocket, frame: string, reason: string): void {
     const data = ws.getUserData();
@@ -67,7 +69,10 @@ export function createWsBehavior(deps: Deps): WebSocketBehavior<SocketData> {
     if (data.meta.require_token) {
       const check = verifyBrowserToken(secret, token, data.topic);
       if (!check.ok) return reject(ws, UNAUTHORIZED, `unauthorized (${check.reason})`);
+      const tokenId = check.claims.token_id ?? 0;
+      if (tokenId > 0 && revocations.has(tokenId)) return reject(ws, UNAUTHORIZED, 'unauthorized (api token revoked)');
       data.userId = check.claims.user_id;
+      data.tokenId = tokenId;
     }
     data.authenticated = true;
     // auth_ok goes out before the subscription exists, so no push can precede it.
@@ -132,6 +137,7 @@ export function createWsBehavior(deps: Deps): WebSocketBehavior<SocketData> {
               ip,
               authenticated: false,
               userId: 0,
+              tokenId: 0,
               closed: false,
               authTimer: undefined,
               backedUpSince: 0,

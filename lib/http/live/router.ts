@@ -3,15 +3,13 @@ import { ApiError, notFound } from '../errors.js';
 import { metaFor, sendData } from '../envelope.js';
 import { authenticate, presentedToken } from '../v2/principal.js';
 import { createBrowserToken } from '../../worker/browserToken.js';
-import { workerUrls } from '../../config.js';
+import { DEFAULT_BROWSER_TOKEN_TTL_SECONDS, workerUrls } from '../../config.js';
 import type { Services } from '../../services.js';
 import { mayWatchTopic } from './topicAccess.js';
 import { livePage } from './page.js';
 import { enforceRateLimit } from '../rateLimit.js';
 import { clientAddress } from '../clientAddress.js';
 import { PRE_AUTH_BUCKET } from '../../ratelimit/types.js';
-
-const DEFAULT_TOKEN_TTL_SECONDS = 3600;
 
 /**
  * The browser side of live updates: `/live` (a plain page) and `/live/token?topic=…`, which
@@ -48,8 +46,8 @@ export function liveRouter(services: Services): Router {
       throw notFound('Unknown topic');
     }
     await services.events.register?.(topic);
-    const ttlSeconds = ttl ?? DEFAULT_TOKEN_TTL_SECONDS;
-    const token = createBrowserToken(secret, { userId: principal.actingUserId, topic, ttlSeconds });
+    const ttlSeconds = ttl ?? DEFAULT_BROWSER_TOKEN_TTL_SECONDS;
+    const token = createBrowserToken(secret, { userId: principal.actingUserId, topic, ttlSeconds, tokenId: principal.tokenId });
     sendData(ctx, {
       token,
       topic,

@@ -1,0 +1,102 @@
+/**
+ * Revoking a v2 token must end the live sockets opened with browser tokens minted from it. Tokens
+ * are revoked by `logbook token revoke`, another process, so the news comes through PostgreSQL:
+ * a trigger NOTIFYs `logbook_token_revoked` with the token id when the revocation commits
+ * (sql/013_token_revocation_notify.sql), and every API process LISTENs on a connection of its own
+ * and hands the id to its publisher, which tells the workers (several processes telling them
+ * the same is harmless: a revocation is idempotent).
+ *
+ * A notification sent while this connection was down is lost, so on every (re)connection the
+ * tokens revoked within the last browser-token lifetime are sent again: a revocation made while
+ * no API process was running, or during a lost connection, still reaches the workers.
+ */
+import pg from 'pg';
+import type { Logger } from '../log.js';
+
+export const REVOCATION_CHANNEL = 'logbook_token_revoked';
+
+export interface RevocationListenerOptions {
+  url: string;
+  /** Browser-token lifetime: a revocation matters for this long after it is made. */
+  tokenTtlSeconds: number;
+  revoke(tokenId: number, until: number): void;
+  logger: Logger;
+  /** Wait before reconnecting after the connection is lost. Default 2000 ms. */
+  reconnectMs?: number;
+}
+
+export interface RevocationListener {
+  close(): Promise<void>;
+}
+
+/** Slack for clocks: the worker compares `until` with its own clock. */
+const CLOCK_SLACK_SECONDS = 60;
+
+export async function listenForRevocations(options: RevocationListenerOptions): Promise<RevocationListener> {
+  const { url, tokenTtlSeconds, revoke, logger, reconnectMs = 2000 } = options;
+  const lifetime = tokenTtlSeconds + CLOCK_SLACK_SECONDS;
+  let client: pg.Client | undefined;
+  let closed = false;
+  let retry: NodeJS.Timeout | undefined;
+
+  async function connect(): Promise<void> {
+    const next = new pg.Client({ connectionString: url });
+    next.on('notification', (message) => {
+      const tokenId = Number(message.payload);
+      if (message.channel === REVOCATION_CHANNEL && Number.isSafeInteger(tokenId) && tokenId > 0) {
+        revoke(tokenId, Math.floor(Date.now() / 1000) + lifetime);
+      }
+    });
+    next.on('error', (err) => {
+      logger.warn('token revocations: connection lost, reconnecting', { error: err.message });
+      lost(next);
+    });
+    next.on('end', () => lost(next));
+    await next.connect();
+    await next.query(`LISTEN ${REVOCATION_CHANNEL}`);
+    client = next;
+    // Listening first, then catching up: a revocation between the two is sent twice, never missed.
+    const { rows } = await next.query<{ id: number; until: number }>(
+      `SELECT id, floor(extract(epoch FROM revoked_at))::bigint + $1::int AS until
+         FROM api_tokens WHERE revoked_at > now() - make_interval(secs => $1)`,
+      [lifetime],
+    );
+    for (const row of rows) revoke(row.id, Number(row.until));
+  }
+
+  function lost(which: pg.Client): void {
+    if (client !== which) return;
+    client = undefined;
+    which.end().catch(() => undefined);
+    schedule();
+  }
+
+  function schedule(): void {
+    if (closed || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      connect().catch((err: Error) => {
+        logger.warn('token revocations: cannot listen, retrying', { error: err.message });
+        schedule();
+      });
+    }, reconnectMs);
+    retry.unref();
+  }
+
+  try {
+    await connect();
+  } catch (err) {
+    logger.warn('token revocations: cannot listen, retrying', { error: (err as Error).message });
+    schedule();
+  }
+
+  return {
+    async close() {
+      closed = true;
+      clearTimeout(retry);
+      const last = client;
+      client = undefined;
+      await last?.end().catch(() => undefined);
+    },
+  };
+}
