@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import { jsonParser, type Token } from 'stream-json/parser.js';
+import type { Token } from 'stream-json/parser.js';
 import { MAX_JSON_DEPTH } from '../body.js';
+import { createTokenizer, END_OF_INPUT, JsonTokenTree, type Tokenizer } from '../jsonTokenTree.js';
 import { SpoolFile } from '../spool.js';
 import { writeWithBackPressure } from '../../export/backPressure.js';
 import { failed } from './call.js';
@@ -18,13 +19,6 @@ import { failed } from './call.js';
 export const PRE_KEY_JSON_BYTES = 64 * 1024;
 /** Characters of the text member kept in memory; beyond that it goes to a spool file. */
 export const TEXT_IN_MEMORY_CHARS = 256 * 1024;
-/** Bytes a token costs beyond its text, for the member budgets. */
-const TOKEN_OVERHEAD = 8;
-/** Flush marker of stream-chain's flushable functions, which stream-json's parser is. */
-const END_OF_INPUT = Symbol.for('object-stream.none');
-
-type Tokenizer = (input: string | symbol) => { values: Token[] } | symbol;
-type Container = Record<string, unknown> | unknown[];
 
 /** A stateful rewrite of the body text, fed chunk by chunk (`last` on the final, possibly empty, one). */
 export type TextFilter = (chunk: string, last: boolean) => string;
@@ -124,91 +118,44 @@ class TextSink {
   }
 }
 
-/** Builds the JSON value from tokens, routing the top-level text member to a TextSink. */
+/** Builds the JSON value from tokens (./jsonTokenTree.ts), routing the top-level text member to a TextSink. */
 class Assembler {
-  root: unknown = undefined;
-  private readonly stack: Container[] = [];
-  private key: string | null = null;
-  private chunks: string[] | null = null;
-  private bytes = 0;
-  /** The text member's sink while its string is being read. */
-  private textSink: TextSink | null = null;
+  private readonly tree: JsonTokenTree;
   text: TextSink | null = null;
   /** Sinks of a text member that appeared again (the last one wins, as in JSON.parse). */
   readonly replaced: TextSink[] = [];
   /** The completed top-level `key` member, until the reader has judged it. */
   pendingKey: { value: unknown } | null = null;
 
-  constructor(public budget: number, private readonly textMember: string | undefined, private readonly spoolFolder: string) {}
-
-  private count(bytes: number): void {
-    this.bytes += bytes + TOKEN_OVERHEAD;
-    if (this.bytes > this.budget) throw failed(413, `Request body members exceed the limit of ${this.budget} bytes`);
+  constructor(budget: number, private readonly textMember: string | undefined, private readonly spoolFolder: string) {
+    this.tree = new JsonTokenTree({
+      budget,
+      maxDepth: MAX_JSON_DEPTH,
+      tooLarge: (limit) => failed(413, `Request body members exceed the limit of ${limit} bytes`),
+      // Over-deep is "no JSON", as json_decode's NULL was.
+      tooDeep: () => new InvalidJson(),
+      // A member named __proto__ is data, as json_decode keeps it.
+      protoMember: 'data',
+      onTopLevelMember: (key, value) => {
+        if (key === 'key') this.pendingKey = { value };
+      },
+    });
   }
 
-  private add(value: unknown): void {
-    const top = this.stack[this.stack.length - 1];
-    if (top === undefined) this.root = value;
-    else if (Array.isArray(top)) top.push(value);
-    else {
-      // A member named __proto__ is data, as JSON.parse keeps it, never the object's prototype.
-      Object.defineProperty(top, this.key!, { value, enumerable: true, writable: true, configurable: true });
-      if (this.stack.length === 1 && this.key === 'key') this.pendingKey = { value };
-    }
+  get root(): unknown {
+    return this.tree.root;
   }
 
-  private open(container: Container): void {
-    this.add(container);
-    this.stack.push(container);
-    if (this.stack.length > MAX_JSON_DEPTH) throw new InvalidJson();
+  set budget(bytes: number) {
+    this.tree.budget = bytes;
   }
 
   take(token: Token): void {
-    if (this.textSink) {
-      if (token.name === 'stringChunk') this.textSink.append(token.value);
-      else if (token.name === 'endString') this.textSink = null;
-      return;
-    }
-    this.count('value' in token && typeof token.value === 'string' ? token.value.length : 0);
-    switch (token.name) {
-      case 'startObject':
-        this.open({});
-        break;
-      case 'startArray':
-        this.open([]);
-        break;
-      case 'endObject':
-      case 'endArray':
-        this.stack.pop();
-        break;
-      case 'keyValue':
-        this.key = token.value;
-        break;
-      case 'startString':
-        if (this.stack.length === 1 && this.textMember !== undefined && this.key === this.textMember && !Array.isArray(this.stack[0])) {
-          if (this.text) this.replaced.push(this.text);
-          delete (this.stack[0] as Record<string, unknown>)[this.key];
-          this.text = this.textSink = new TextSink(this.spoolFolder);
-        } else this.chunks = [];
-        break;
-      case 'stringChunk':
-        this.chunks!.push(token.value);
-        break;
-      case 'endString':
-        this.add(this.chunks!.join(''));
-        this.chunks = null;
-        break;
-      case 'numberValue':
-        this.add(Number(token.value));
-        break;
-      case 'nullValue':
-      case 'trueValue':
-      case 'falseValue':
-        this.add(token.value);
-        break;
-      default:
-        break;
-    }
+    if (this.textMember === undefined || !this.tree.startsTopLevelString(token, this.textMember)) return this.tree.take(token);
+    if (this.text) this.replaced.push(this.text);
+    delete this.tree.rootObject![this.textMember];
+    const sink = (this.text = new TextSink(this.spoolFolder));
+    this.tree.divert((chunk) => sink.append(chunk), () => undefined);
   }
 
   async discard(): Promise<void> {
@@ -217,8 +164,7 @@ class Assembler {
 
   /** The top-level members read so far (none when the body is not an object). */
   members(): Record<string, unknown> {
-    const root = this.root;
-    return root !== null && typeof root === 'object' && !Array.isArray(root) ? (root as Record<string, unknown>) : {};
+    return this.tree.rootObject ?? {};
   }
 }
 
@@ -234,7 +180,7 @@ export async function readV1Body(req: IncomingMessage, options: V1BodyOptions): 
     drain(req, options.maxBodyBytes);
     throw tooLarge;
   }
-  const tokenize = jsonParser({ packKeys: true, streamKeys: false, packNumbers: true, streamNumbers: false, packStrings: false }) as unknown as Tokenizer;
+  const tokenize = createTokenizer();
   const decoder = new TextDecoder('utf-8', { fatal: true });
   const body = new Assembler(options.keyAccepted ? options.maxJsonBytes : PRE_KEY_JSON_BYTES, options.textMember, options.spoolFolder);
   let keyPending = !options.keyAccepted && options.checkKey !== undefined;

@@ -1,8 +1,8 @@
 import type { Readable, Writable } from 'node:stream';
-import { jsonParser, type Token } from 'stream-json/parser.js';
 import { ApiError, validationError } from '../../../errors.js';
 import { SpoolFile } from '../../../spool.js';
 import { MAX_JSON_DEPTH, payloadTooLarge } from '../../../body.js';
+import { createTokenizer, END_OF_INPUT, JsonTokenTree, type Tokenizer } from '../../../jsonTokenTree.js';
 import { writeWithBackPressure } from '../../../../export/backPressure.js';
 
 /**
@@ -39,99 +39,20 @@ export interface CreateBody {
  */
 export type StartAdif = (membersSoFar: Readonly<Record<string, unknown>>) => Promise<Writable[] | null>;
 
-/** Flush marker of stream-chain's flushable functions, which stream-json's parser is. */
-const END_OF_INPUT = Symbol.for('object-stream.none');
-/** Bytes a token costs beyond its text, for the max_json_body_bytes budget. */
-const TOKEN_OVERHEAD = 8;
+const notAnObject = () => validationError('Request body must be a JSON object');
 
-type Tokenizer = (input: string | symbol) => { values: Token[] } | symbol;
-type Container = Record<string, unknown> | unknown[];
-
-/** Builds the members from tokens, sending the top-level `adif` string elsewhere. */
-class BodyAssembler {
-  root: Record<string, unknown> | undefined;
-  private readonly stack: Container[] = [];
-  private key: string | null = null;
-  private text: string[] | null = null;
-  private jsonBytes = 0;
-  /** Inside the top-level `adif` string: its text of the current input chunk. */
-  adifChunk: string | null = null;
-  adifSeen = false;
-
-  constructor(private readonly maxJsonBytes: number) {}
-
-  private count(bytes: number): void {
-    this.jsonBytes += bytes + TOKEN_OVERHEAD;
-    if (this.jsonBytes > this.maxJsonBytes) throw payloadTooLarge(this.maxJsonBytes);
-  }
-
-  private add(value: unknown): void {
-    const top = this.stack[this.stack.length - 1];
-    if (top === undefined) throw validationError('Request body must be a JSON object');
-    if (Array.isArray(top)) top.push(value);
-    else top[this.key!] = value;
-  }
-
-  private open(container: Container): void {
-    if (this.stack.length === 0) {
-      if (Array.isArray(container)) throw validationError('Request body must be a JSON object');
-      this.root = container;
-    } else this.add(container);
-    this.stack.push(container);
-    if (this.stack.length > MAX_JSON_DEPTH) throw validationError(`Request body nests deeper than ${MAX_JSON_DEPTH} levels`);
-  }
-
-  /** True when the token starts the top-level `adif` string. */
-  startsAdif(token: Token): boolean {
-    return token.name === 'startString' && this.stack.length === 1 && this.key === 'adif';
-  }
-
-  take(token: Token): void {
-    if (this.adifChunk !== null) {
-      if (token.name === 'stringChunk') this.adifChunk += token.value;
-      else if (token.name === 'endString') this.adifSeen = true;
-      return;
-    }
-    this.count('value' in token && typeof token.value === 'string' ? token.value.length : 0);
-    switch (token.name) {
-      case 'startObject':
-        this.open({});
-        break;
-      case 'startArray':
-        this.open([]);
-        break;
-      case 'endObject':
-      case 'endArray':
-        this.stack.pop();
-        break;
-      case 'keyValue':
-        // Assigned to an object, "__proto__" would set its prototype and the member would
-        // silently vanish; every other v2 body refuses it as an unknown member, and so does this one.
-        if (token.value === '__proto__') throw validationError('Field "__proto__" is not accepted', { field: '__proto__' });
-        this.key = token.value;
-        break;
-      case 'startString':
-        this.text = [];
-        break;
-      case 'stringChunk':
-        this.text!.push(token.value);
-        break;
-      case 'endString':
-        this.add(this.text!.join(''));
-        this.text = null;
-        break;
-      case 'numberValue':
-        this.add(Number(token.value));
-        break;
-      case 'nullValue':
-      case 'trueValue':
-      case 'falseValue':
-        this.add(token.value);
-        break;
-      default:
-        break;
-    }
-  }
+/** The members in memory (../../../jsonTokenTree.ts), under v2's rules and errors. */
+function memberTree(maxJsonBytes: number): JsonTokenTree {
+  return new JsonTokenTree({
+    budget: maxJsonBytes,
+    maxDepth: MAX_JSON_DEPTH,
+    tooLarge: (limit) => payloadTooLarge(limit),
+    tooDeep: () => validationError(`Request body nests deeper than ${MAX_JSON_DEPTH} levels`),
+    // Assigned to an object, "__proto__" would set its prototype and the member would silently
+    // vanish; every other v2 body refuses it as an unknown member, and so does this one.
+    protoMember: () => validationError('Field "__proto__" is not accepted', { field: '__proto__' }),
+    rootNotObject: notAnObject,
+  });
 }
 
 /** Appended to JSON errors: a client that sent a log file learns how to send it. */
@@ -145,9 +66,12 @@ const HOW_TO_SEND_A_FILE =
  */
 export async function readCreateBody(input: Readable, limits: CreateBodyLimits, startAdif: StartAdif, spoolFolder: string): Promise<CreateBody> {
 
-  const tokenize = jsonParser({ packKeys: true, streamKeys: false, packNumbers: true, streamNumbers: false, packStrings: false }) as unknown as Tokenizer;
+  const tokenize = createTokenizer();
   const decoder = new TextDecoder('utf-8', { fatal: true });
-  const body = new BodyAssembler(limits.maxJsonBytes);
+  const body = memberTree(limits.maxJsonBytes);
+  /** Inside the top-level `adif` string: its text of the current input chunk. */
+  let adifChunk: string | null = null;
+  let adifSeen = false;
   const target: { sinks: Writable[]; spool: SpoolFile | null } = { sinks: [], spool: null };
   const send = async (text: string) => {
     for (const sink of target.sinks) await writeWithBackPressure(sink, text);
@@ -162,24 +86,25 @@ export async function readCreateBody(input: Readable, limits: CreateBodyLimits, 
     }
     if (typeof output === 'symbol') return;
     for (const token of output.values) {
-      if (body.startsAdif(token)) {
-        if (body.adifSeen) throw validationError('Field "adif" appears more than once', { field: 'adif' });
-        const sinks = await startAdif(body.root!);
+      if (body.startsTopLevelString(token, 'adif')) {
+        if (adifSeen) throw validationError('Field "adif" appears more than once', { field: 'adif' });
+        const sinks = await startAdif(body.rootObject!);
         if (sinks === null) target.spool = await SpoolFile.create(spoolFolder);
         target.sinks = sinks ?? [target.spool!.file];
-        body.adifChunk = '';
+        adifChunk = '';
+        body.divert((text) => (adifChunk += text), () => (adifSeen = true));
         continue;
       }
       body.take(token);
-      if (body.adifSeen && body.adifChunk !== null) {
-        await send(body.adifChunk);
-        body.adifChunk = null;
+      if (adifSeen && adifChunk !== null) {
+        await send(adifChunk);
+        adifChunk = null;
       }
     }
     // The `adif` text of one input chunk goes out in one write, not one per escape sequence.
-    if (body.adifChunk) {
-      await send(body.adifChunk);
-      body.adifChunk = '';
+    if (adifChunk) {
+      await send(adifChunk);
+      adifChunk = '';
     }
   };
 
@@ -204,10 +129,10 @@ export async function readCreateBody(input: Readable, limits: CreateBodyLimits, 
     throw error;
   }
 
-  const members = body.root ?? {};
+  const members = body.rootObject ?? {};
   const { spool } = target;
   let adif: AdifText = { kind: 'absent' };
   if (spool) adif = { kind: 'spooled', open: () => spool.open(), discard: () => spool.discard() };
-  else if (body.adifSeen) adif = { kind: 'streamed' };
+  else if (adifSeen) adif = { kind: 'streamed' };
   return { members, adif };
 }
