@@ -18,6 +18,14 @@ export function runInQueryScope<T>(scope: QueryScope, work: () => T): T {
   return scopes.run(scope, work);
 }
 
+/**
+ * Runs `work` in no scope: clean-up after a request (removing what its upload left half-done)
+ * must still reach the database when the request was abandoned, whose scope refuses check-outs.
+ */
+export function outsideQueryScope<T>(work: () => T): T {
+  return scopes.exit(work);
+}
+
 export class AbandonedError extends Error {
   override name = 'AbandonedError';
 }

@@ -3,7 +3,7 @@ import Router from '@koa/router';
 import type { Services } from '../services.js';
 import { compress } from './middleware/compress.js';
 import { cors } from './middleware/cors.js';
-import { errorHandler } from './middleware/errorHandler.js';
+import { connectionErrorLogger, errorHandler } from './middleware/errorHandler.js';
 import { abandonOnDisconnect } from './middleware/abandon.js';
 import { requestLog } from './middleware/requestLog.js';
 import { notFound } from './errors.js';
@@ -31,6 +31,7 @@ export function createApp(services: Services, options: AppOptions = {}): Koa {
   app.use(cors);
   app.use(compress);
   app.use(errorHandler(services.logger));
+  app.on('error', connectionErrorLogger(services.logger));
   app.use(abandonOnDisconnect(services));
   app.use(v2Dispatcher(resources, services));
 

@@ -1,6 +1,6 @@
 import type { Test } from 'tap';
 import { buildConfig } from '../../lib/config.js';
-import { createLogger } from '../../lib/log.js';
+import { createLogger, type Logger } from '../../lib/log.js';
 import { startServer, type RunningServer } from '../../lib/server.js';
 import type { EventPublisher } from '../../lib/services.js';
 import { testDatabase } from './db.js';
@@ -32,13 +32,13 @@ export interface TestResponse {
 
 export async function startTestServer(
   t: Test,
-  options: { config?: Record<string, unknown>; clock?: () => number; events?: EventPublisher; db?: Database; resources?: ResourceDefinition[] } = {},
+  options: { config?: Record<string, unknown>; clock?: () => number; events?: EventPublisher; db?: Database; resources?: ResourceDefinition[]; logger?: Logger } = {},
 ): Promise<TestServer> {
   const db = options.db ?? (await testDatabase(t));
   const server = await startServer({
     config: buildConfig(options.config ?? {}, {}),
     db,
-    logger: createLogger({}, true),
+    logger: options.logger ?? createLogger({}, true),
     port: 0,
     host: '127.0.0.1',
     clock: options.clock,

@@ -1,4 +1,4 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { ApiError } from '../errors.js';
 import { sendError } from '../envelope.js';
 import type { Logger } from '../../log.js';
@@ -30,5 +30,24 @@ export function errorHandler(logger: Logger): Middleware {
       });
       sendError(ctx, new ApiError(500, 'internal_error', 'Internal server error'));
     }
+  };
+}
+
+/** Socket errors that only say the client went away (Node's HTTP parser reports a body cut short at EOF as "Parse Error"). */
+const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE', 'HPE_INVALID_EOF_STATE']);
+
+/**
+ * Koa's `error` event: errors of the connection rather than of the handler, seen after the
+ * handler (e.g. the socket ending while the request body was still due). Without a listener Koa
+ * prints them to stderr; a client that went away mid-upload is an ordinary event, logged at info.
+ */
+export function connectionErrorLogger(logger: Logger): (error: Error & { code?: string }, ctx?: Context) => void {
+  return (error, ctx) => {
+    const fields = { method: ctx?.method, path: ctx ? redactPath(ctx.path) : undefined, error: error.message };
+    if (CLIENT_GONE.has(error.code ?? '') || error.message === 'aborted' || ctx?.req.complete === false) {
+      logger.info('request aborted by its client (connection closed)', fields);
+      return;
+    }
+    logger.error('connection error', { ...fields, stack: error.stack });
   };
 }

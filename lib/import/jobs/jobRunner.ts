@@ -9,7 +9,7 @@ import type { Logger } from '../../log.js';
 import type { EventPublisher } from '../../services.js';
 import { userTopic } from '../../live/topics.js';
 import { isAlive } from '../../db/embedded.js';
-import { QueryScope, runInQueryScope } from '../../db/queryScope.js';
+import { outsideQueryScope, QueryScope, runInQueryScope } from '../../db/queryScope.js';
 import { importEvent, publishQsoEvent } from '../../qso/events.js';
 import { importAdif } from '../pipeline.js';
 import type { ImportSummary } from '../types.js';
@@ -92,9 +92,14 @@ export class ImportJobs {
   }
 
   /** The upload failed: the job and its spool go (the client got an error, never a job). */
+  /**
+   * Forgets a job whose upload failed. Outside the request's query scope: when the client went
+   * away mid-upload that scope refuses queries, and the job, left queued with no file, would count
+   * against its owner's max_active_per_owner until a restart.
+   */
   async discard(job: ImportJob): Promise<void> {
     await rm(job.spoolPath, { force: true });
-    await forgetJob(this.options.db, job.id);
+    await outsideQueryScope(() => forgetJob(this.options.db, job.id));
   }
 
   /** Stops running jobs (rolled back, failed "server stopped") and fails the queued ones. */
