@@ -4,10 +4,12 @@ import type { SqlParams } from '../db/sqlParams.js';
 import type { Logger } from '../log.js';
 
 /**
- * Reading and compacting qso_counts (sql/009_qso_counts.sql) and qso_id_counts
- * (sql/012_qso_id_counts.sql): the QSO counts every writer appends in its own transaction, per
- * bucket of the list's filters and per block of ids, so that a list's exact total is a sum over
- * a few hundred rows instead of a count over every matching QSO.
+ * Reading and compacting qso_counts (sql/009_qso_counts.sql), qso_id_counts
+ * (sql/012_qso_id_counts.sql) and qso_month_counts (sql/013_qso_month_counts.sql): the QSO
+ * counts every writer appends in its own transaction, per bucket of the list's filters, per
+ * block of ids and per month of time_on, so that a list's exact total is a sum over a few
+ * hundred rows instead of a count over every matching QSO, and a deep page starts from the
+ * month its offset falls into instead of skipping every QSO before it.
  */
 
 /** A table of appended counts: its name and the columns of a bucket, in table order (the compaction regroups by them). */
@@ -23,6 +25,7 @@ const COUNT_TABLES: readonly CountTable[] = [
   qrzcom_qso_download_status, clublog_qso_download_status`,
   },
   { name: 'qso_id_counts', columns: 'station_id, operator, block' },
+  { name: 'qso_month_counts', columns: 'station_id, operator, month' },
 ];
 
 /** qso_id_counts counts QSOs per block of this many consecutive ids (fixed by its trigger). */
@@ -59,6 +62,20 @@ export function idRangeTotalSql(scopeOn: (alias: 'q' | 'c') => string, params: S
                     WHERE ${scopeOn('c')} AND c.block >= ${firstBlock}::bigint AND c.block < ${lastBlock}::bigint)
                 - (SELECT count(*) FROM qso q WHERE ${scopeOn('q')} AND q.id >= ${firstStart}::bigint AND q.id <= ${after}::bigint)
                 + (SELECT count(*) FROM qso q WHERE ${scopeOn('q')} AND q.id >= ${lastStart}::bigint AND q.id < ${below}::bigint))::int AS total`;
+}
+
+/**
+ * For the page at `offset` of a scope's QSOs newest first (time_on DESC): the month the offset
+ * falls into, as `below`, the end of that month (the page reads time_on < below), and `skipped`,
+ * the QSOs at or after it, so the page's own offset is `offset - skipped`: it skips at most one
+ * month's QSOs. No row when the offset is beyond the last QSO. `scopeOnC` is the scope's
+ * conditions on qso_month_counts (alias c), `offset` a bound placeholder.
+ */
+export function monthSeekSql(scopeOnC: string, offset: string): string {
+  return `SELECT below::text AS below, (upto - n)::int AS skipped
+            FROM (SELECT month + interval '1 month' AS below, n, sum(n) OVER (ORDER BY month DESC) AS upto
+                    FROM (SELECT c.month, sum(c.n) AS n FROM qso_month_counts c WHERE ${scopeOnC} GROUP BY c.month) m) w
+           WHERE upto > ${offset}::bigint ORDER BY below DESC LIMIT 1`;
 }
 
 /**

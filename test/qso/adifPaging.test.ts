@@ -1,7 +1,7 @@
 import t from 'tap';
 import { Readable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer } from '../helpers/server.js';
+import { repeatCheck } from '../helpers/repeatedCheck.js';
 import { createClub, createOperator } from '../helpers/fixtures.js';
 import { seedQsos } from '../helpers/qsoRows.js';
 import { createStation } from '../../lib/accounts/stations.js';
@@ -125,14 +125,7 @@ t.test('id-bounded totals stay exact under concurrent writers', async (t) => {
     return found;
   };
 
-  let writing = true;
-  const checks: string[] = [];
-  const checker = (async () => {
-    while (writing) {
-      checks.push(...(await mismatches()));
-      await sleep(5);
-    }
-  })();
+  const checker = repeatCheck(mismatches);
   const adif = (round: number, operator: string) =>
     Array.from({ length: 40 }, (_, i) => `<call:6>G${round}X${String(i).padStart(3, '0')}<band:3>20m<mode:3>FT8<qso_date:8>2024050${1 + (round % 9)}<time_on:4>${String(1000 + i).slice(-4)}<operator:${operator.length}>${operator}<eor>\n`).join('');
   for (let round = 0; round < 4; round++) {
@@ -145,9 +138,7 @@ t.test('id-bounded totals stay exact under concurrent writers', async (t) => {
       compactQsoCounts(db, 0),
     ]);
   }
-  writing = false;
-  await checker;
-  t.same(checks, [], 'every snapshot: the id-bounded totals equal the counts');
+  t.same(await checker.stop(), [], 'every snapshot: the id-bounded totals equal the counts');
   await compactQsoCounts(db, 0);
   t.same(await mismatches(), [], 'after compaction');
 });

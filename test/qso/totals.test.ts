@@ -1,7 +1,7 @@
 import t from 'tap';
 import { Readable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer } from '../helpers/server.js';
+import { repeatCheck } from '../helpers/repeatedCheck.js';
 import { createClub, createOperator } from '../helpers/fixtures.js';
 import { seedQsos } from '../helpers/qsoRows.js';
 import { createStation } from '../../lib/accounts/stations.js';
@@ -69,14 +69,7 @@ t.test('list totals from qso_counts stay exact under concurrent writers', async 
     }
   };
 
-  let writing = true;
-  const checks: string[] = [];
-  const checker = (async () => {
-    while (writing) {
-      checks.push(...(await mismatches()));
-      await sleep(3);
-    }
-  })();
+  const checker = repeatCheck(mismatches);
 
   for (let round = 0; round < 8; round++) {
     await Promise.all([
@@ -90,9 +83,7 @@ t.test('list totals from qso_counts stay exact under concurrent writers', async 
       compactQsoCounts(db, 0),
     ]);
   }
-  writing = false;
-  await checker;
-  t.same(checks, [], 'every snapshot: bucket sums equal the counts');
+  t.same(await checker.stop(), [], 'every snapshot: bucket sums equal the counts');
   t.same(await mismatches(), [], 'at the end');
   await compactQsoCounts(db, 0);
   t.same(await mismatches(), [], 'after compaction');

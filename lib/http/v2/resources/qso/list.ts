@@ -8,6 +8,7 @@ import { jsonListEnvelope } from './jsonListStream.js';
 import { adifList } from './adifList.js';
 import { answerFromSnapshot, beginSnapshot, endSnapshot } from './snapshot.js';
 import { countTotal } from './listTotal.js';
+import { pageSeek } from './deepPage.js';
 
 /** Rows fetched from the cursor per round trip. */
 const CURSOR_BATCH = 500;
@@ -23,7 +24,7 @@ async function streamJsonList(request: RequestContext, list: ListQuery): Promise
   try {
     await beginSnapshot(client);
     const total = await countTotal(client, list);
-    const page = pageSql(list);
+    const page = pageSql(list, undefined, await pageSeek(client, list));
     const rows: Readable = total > list.pagination.offset
       ? client.query(new QueryStream(page.text, page.values, { batchSize: CURSOR_BATCH, rowMode: 'array' }))
       : Readable.from([]);

@@ -128,6 +128,16 @@ export function where(list: ListQuery, params: SqlParams): string {
   return [...scopeConditions(list.scope, params), ...list.filters(params)].join(' AND ');
 }
 
+/**
+ * Where a deep page of the time-ordered list starts instead of skipping from the newest QSO
+ * (deepPage.ts): only QSOs with time_on below `below`, of which the page skips
+ * `offset - skipped`.
+ */
+export interface PageSeek {
+  below: string;
+  skipped: number;
+}
+
 /** What a page query reads for each QSO (qso aliased q), and what it joins for that. */
 export interface PageOutput {
   select: string;
@@ -141,12 +151,17 @@ const QSO_OBJECT_OUTPUT: PageOutput = { select: qsoSelectList('q'), joins: '' };
  * then id, descending); ADIF pages go by ascending id so `lastfetchedid` never skips a QSO, and
  * ADIF output is always in ascending id order.
  */
-export function pageSql(list: ListQuery, output: PageOutput = QSO_OBJECT_OUTPUT): Sql {
+export function pageSql(list: ListQuery, output: PageOutput = QSO_OBJECT_OUTPUT, seek: PageSeek | null = null): Sql {
   const params = new SqlParams();
-  const conditions = where(list, params);
+  let conditions = where(list, params);
   const byTime = list.format === 'json' || list.newest;
   const order = (alias: string) => (byTime ? `${alias}time_on DESC, ${alias}id DESC` : `${alias}id`);
-  const { perPage, offset } = list.pagination;
+  const perPage = list.pagination.perPage;
+  let offset = list.pagination.offset;
+  if (seek !== null && byTime) {
+    conditions += ` AND q.time_on < ${params.add(seek.below)}::timestamp`;
+    offset -= seek.skipped;
+  }
   // Cast: the ADIF page hands its values over as settings (text) for its COPY.
   const limit = `${params.add(perPage)}::bigint`;
   const skip = `${params.add(offset)}::bigint`;

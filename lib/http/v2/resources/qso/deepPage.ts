@@ -1,0 +1,27 @@
+import type pg from 'pg';
+import { SqlParams } from '../../../../db/sqlParams.js';
+import { monthSeekSql } from '../../../../qso/counts.js';
+import { scopeConditions } from '../../../../qso/scope.js';
+import type { ListQuery, PageSeek } from './listQuery.js';
+
+/**
+ * From this offset on, a page of the time-ordered list starts from the month its offset falls
+ * into (qso_month_counts, in the page's snapshot) instead of reading every index entry before
+ * it: the month sums cost about a millisecond, skipping costs about 0.15 ms per thousand entries.
+ */
+const SEEK_FROM_OFFSET = 10_000;
+
+/**
+ * Where the page of `list` starts, or null to skip from the start: only for newest-first pages
+ * of a scope without other filters (the month counts keep no filter's columns), deep enough to
+ * pay. Ask in the page's snapshot, as its total.
+ */
+export async function pageSeek(client: Pick<pg.PoolClient, 'query'>, list: ListQuery): Promise<PageSeek | null> {
+  const { offset } = list.pagination;
+  if (list.format !== 'json' || list.newest || offset < SEEK_FROM_OFFSET) return null;
+  if (list.scope.stationIds.length === 0 || list.filters(new SqlParams()).length > 0) return null;
+  const params = new SqlParams();
+  const text = monthSeekSql(scopeConditions(list.scope, params, 'c').join(' AND '), params.add(offset));
+  const { rows } = await client.query<PageSeek>(text, params.values);
+  return rows[0] ?? null;
+}

@@ -1,0 +1,102 @@
+import t from 'tap';
+import { Readable } from 'node:stream';
+import { startTestServer } from '../helpers/server.js';
+import { repeatCheck } from '../helpers/repeatedCheck.js';
+import { createClub, createOperator } from '../helpers/fixtures.js';
+import { seedQsos } from '../helpers/qsoRows.js';
+import { createStation } from '../../lib/accounts/stations.js';
+import { importAdif } from '../../lib/import/pipeline.js';
+import { compactQsoCounts } from '../../lib/qso/counts.js';
+
+/** `count` QSOs at random times over six years, some sharing a time_on (ids decide those). */
+function seedSql(count: number): string {
+  return `INSERT INTO qso (station_id, call, time_on, band, mode, operator)
+          SELECT $1, 'K' || g || $2, timestamp '2019-01-01' + floor(random() * 50000) * interval '1 hour', '20m', 'CW', $3
+            FROM generate_series(1, ${count}) g`;
+}
+
+t.test('deep pages start from their month and are the same pages as a plain OFFSET', async (t) => {
+  const server = await startTestServer(t);
+  const db = server.db.pool;
+  const op = await createOperator(db, { callsign: 'DL1DEP' });
+  const portable = await createStation(db, { userId: op.userId, name: 'Portable', callsign: 'DL1DEP/P', gridsquare: 'JO62QM' });
+  const other = await createOperator(db, { callsign: 'DL2DEP' });
+  await seedQsos(db, [op.stationId], seedSql(14000), [op.stationId, 'H', 'DL1DEP']);
+  await seedQsos(db, [portable], seedSql(6000), [portable, 'P', 'DL1DEP']);
+  await seedQsos(db, [other.stationId], seedSql(3000), [other.stationId, 'O', 'DL2DEP']);
+
+  const expected = async (stations: number[], perPage: number, page: number) =>
+    (await db.query<{ id: number }>(
+      'SELECT id FROM qso WHERE station_id = ANY($1) ORDER BY time_on DESC, id DESC LIMIT $2 OFFSET $3',
+      [stations, perPage, (page - 1) * perPage],
+    )).rows.map((row) => row.id);
+  const pageIds = async (query: string) => {
+    const res = await server.request(`/api/v2/qso?${query}`, { token: op.token });
+    t.equal(res.status, 200);
+    return { ids: (res.body.data as Array<{ id: number }>).map((qso) => qso.id), meta: res.body.meta };
+  };
+
+  const check = async (label: string) => {
+    for (const [perPage, page] of [[50, 201], [100, 150], [7, 1500], [50, 399], [50, 400], [5000, 4], [50, 401]] as const) {
+      const got = await pageIds(`per_page=${perPage}&page=${page}`);
+      t.same(got.ids, await expected([op.stationId, portable], perPage, page), `${label}: per_page ${perPage}, page ${page}`);
+    }
+    const home = await pageIds(`station_id=${op.stationId}&per_page=50&page=250`);
+    t.same(home.ids, await expected([op.stationId], 50, 250), `${label}: one location`);
+  };
+  await check('appended counts');
+  await compactQsoCounts(db, 0);
+  await check('folded counts');
+  // QSOs moved to other months (a PATCH of qso_date/time_on), deleted, moved between locations.
+  await seedQsos(db, [op.stationId], `UPDATE qso SET time_on = time_on - interval '400 days' WHERE id IN (SELECT id FROM qso WHERE station_id = $1 ORDER BY random() LIMIT 700)`, [op.stationId]);
+  await seedQsos(db, [portable], 'DELETE FROM qso WHERE id IN (SELECT id FROM qso WHERE station_id = $1 ORDER BY random() LIMIT 300)', [portable]);
+  await seedQsos(db, [op.stationId, portable], 'UPDATE qso SET station_id = $2 WHERE id IN (SELECT id FROM qso WHERE station_id = $1 ORDER BY random() LIMIT 200)', [op.stationId, portable]);
+  await check('after moves in time, deletes and moves between locations');
+  const beyond = await pageIds('per_page=50&page=1000');
+  t.same(beyond.ids, [], 'a page beyond the end is empty');
+  t.equal(beyond.meta.total, 19700);
+});
+
+t.test('month counts stay exact under concurrent writers', async (t) => {
+  const server = await startTestServer(t);
+  const db = server.db.pool;
+  const op = await createOperator(db, { callsign: 'DL1MON' });
+  const club = await createClub(db, 'DL0MON');
+  const member = await club.memberToken(3, 'DL2MOM');
+  await seedQsos(db, [op.stationId], seedSql(2000), [op.stationId, 'S', 'DL1MON']);
+
+  const mismatches = async (): Promise<string[]> => {
+    const client = await db.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const { rows } = await client.query<{ station_id: number; operator: string | null; month: string; counted: number; summed: number }>(
+        `SELECT station_id, operator, month::text, coalesce(q.n, 0)::int AS counted, coalesce(c.n, 0)::int AS summed
+           FROM (SELECT station_id, operator, date_trunc('month', time_on) AS month, count(*) AS n FROM qso GROUP BY 1, 2, 3) q
+           FULL JOIN (SELECT station_id, operator, month, sum(n) AS n FROM qso_month_counts GROUP BY 1, 2, 3) c
+             USING (station_id, operator, month)
+          WHERE coalesce(q.n, 0) <> coalesce(c.n, 0)`,
+      );
+      await client.query('COMMIT');
+      return rows.map((row) => `${row.station_id}/${row.operator}/${row.month}: ${row.summed} summed, ${row.counted} counted`);
+    } finally {
+      client.release();
+    }
+  };
+
+  const checker = repeatCheck(mismatches);
+  const adif = (round: number, operator: string) =>
+    Array.from({ length: 30 }, (_, i) => `<call:6>M${round}X${String(i).padStart(3, '0')}<band:3>20m<mode:3>FT8<qso_date:8>20240${1 + (i % 9)}15<time_on:4>1200<operator:${operator.length}>${operator}<eor>\n`).join('');
+  for (let round = 0; round < 4; round++) {
+    await Promise.all([
+      importAdif(db, Readable.from([adif(round, 'DL1MON')]), { stationId: op.stationId, frequencyUnit: 'MHz' }),
+      importAdif(db, Readable.from([adif(round, round % 2 ? member.callsign : 'DL9OTH')]), { stationId: club.clubStationId, frequencyUnit: 'MHz' }),
+      seedQsos(db, [op.stationId], `UPDATE qso SET time_on = time_on + interval '45 days' WHERE id IN (SELECT id FROM qso WHERE station_id = $1 ORDER BY random() LIMIT 25)`, [op.stationId]),
+      seedQsos(db, [club.clubStationId], 'UPDATE qso SET operator = $2 WHERE id IN (SELECT id FROM qso WHERE station_id = $1 AND operator <> $2 LIMIT 4)', [club.clubStationId, member.callsign]),
+      seedQsos(db, [op.stationId], 'DELETE FROM qso WHERE id IN (SELECT id FROM qso WHERE station_id = $1 ORDER BY random() LIMIT 10)', [op.stationId]),
+      compactQsoCounts(db, 0),
+    ]);
+  }
+  t.same(await checker.stop(), [], 'every snapshot: month sums equal the counts');
+  await compactQsoCounts(db, 0);
+  t.same(await mismatches(), [], 'after compaction');
+});
