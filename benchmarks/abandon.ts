@@ -31,7 +31,7 @@ const server = await startServer({ config: buildConfig({}), db: database, logger
 await compactQsoCounts(db, 0);
 const headers = { authorization: `Bearer ${token}` };
 const { rows: ids } = await db.query<{ id: number }>('SELECT id FROM qso WHERE station_id = $1 ORDER BY random() LIMIT $2', [home, RUNS]);
-const heavyUrl = `${server.url}/api/v2/qso?qso_since=2000-01-01&page=5000&per_page=100`;
+const heavyUrl = `${server.url}/api/v2/qso?mode=CW&page=3900&per_page=50`;
 
 /** GET /api/v2/qso/{id} one after another over the ids (once, or until `until` settles): latencies in ms, sorted. */
 async function showLatencies(until?: Promise<unknown>): Promise<number[]> {
@@ -61,7 +61,7 @@ async function heavyAlone(): Promise<number> {
 async function heavyStillRunning(): Promise<number> {
   const { rows } = await db.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
-        AND state = 'active' AND query LIKE '%time_on >=%'`,
+        AND state = 'active' AND query LIKE '%q.submode =%'`,
   );
   return rows[0]!.n;
 }

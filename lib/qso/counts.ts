@@ -64,6 +64,33 @@ export function idRangeTotalSql(scopeOn: (alias: 'q' | 'c') => string, params: S
                 + (SELECT count(*) FROM qso q WHERE ${scopeOn('q')} AND q.id >= ${lastStart}::bigint AND q.id < ${below}::bigint))::int AS total`;
 }
 
+/** 'YYYY-MM-01' of a 'YYYY-MM-DD' day, and the first day of the month after. */
+const monthOf = (day: string): string => `${day.slice(0, 7)}-01`;
+function nextMonth(day: string): string {
+  const date = new Date(`${monthOf(day)}T00:00:00Z`);
+  date.setUTCMonth(date.getUTCMonth() + 1);
+  return date.toISOString().slice(0, 10);
+}
+
+/**
+ * The exact number of a scope's QSOs with `from` <= time_on < `to` (days 'YYYY-MM-DD', either
+ * open), without counting them all: the whole months in between summed from qso_month_counts,
+ * and only the QSOs of the partial months at either end counted (from qso_station_time). A
+ * range inside one month is counted. `scopeOn` as for idRangeTotalSql.
+ */
+export function timeRangeTotalSql(scopeOn: (alias: 'q' | 'c') => string, params: SqlParams, from: string | null, to: string | null): string {
+  const first = from === null ? null : from === monthOf(from) ? from : nextMonth(from);
+  const last = to === null ? null : monthOf(to);
+  const counted = (lo: string | null, hi: string | null) =>
+    `(SELECT count(*) FROM qso q WHERE ${[scopeOn('q'), ...(lo === null ? [] : [`q.time_on >= ${params.add(lo)}::date`]), ...(hi === null ? [] : [`q.time_on < ${params.add(hi)}::date`])].join(' AND ')})`;
+  if (first !== null && last !== null && first > last) return `SELECT ${counted(from, to)}::int AS total`;
+  const months = [scopeOn('c'), ...(first === null ? [] : [`c.month >= ${params.add(first)}::date`]), ...(last === null ? [] : [`c.month < ${params.add(last)}::date`])];
+  const parts = [`(SELECT coalesce(sum(c.n), 0) FROM qso_month_counts c WHERE ${months.join(' AND ')})`];
+  if (from !== null && first !== from) parts.push(counted(from, first));
+  if (to !== null && last !== to) parts.push(counted(last, to));
+  return `SELECT (${parts.join(' + ')})::int AS total`;
+}
+
 /**
  * For the page at `offset` of a scope's QSOs newest first (time_on DESC): the month the offset
  * falls into, as `below`, the end of that month (the page reads time_on < below), and `skipped`,

@@ -15,7 +15,7 @@ function seedSql(count: number): string {
             FROM generate_series(1, ${count}) g`;
 }
 
-t.test('deep pages start from their month and are the same pages as a plain OFFSET', async (t) => {
+t.test('deep pages start from their month and are the same pages as a plain OFFSET; date totals from months', async (t) => {
   const server = await startTestServer(t);
   const db = server.db.pool;
   const op = await createOperator(db, { callsign: 'DL1DEP' });
@@ -52,6 +52,19 @@ t.test('deep pages start from their month and are the same pages as a plain OFFS
   await seedQsos(db, [portable], 'DELETE FROM qso WHERE id IN (SELECT id FROM qso WHERE station_id = $1 ORDER BY random() LIMIT 300)', [portable]);
   await seedQsos(db, [op.stationId, portable], 'UPDATE qso SET station_id = $2 WHERE id IN (SELECT id FROM qso WHERE station_id = $1 ORDER BY random() LIMIT 200)', [op.stationId, portable]);
   await check('after moves in time, deletes and moves between locations');
+  const dated = async (query: string, where: string, values: unknown[]) => {
+    const res = await server.request(`/api/v2/qso?per_page=1${query}`, { token: op.token });
+    const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM qso WHERE station_id = ANY($1) AND ${where}`, [[op.stationId, portable], ...values]);
+    t.equal(res.body.meta.total, rows[0]!.n, `total with ${query}`);
+  };
+  for (const [since, until] of [['2020-03-01', '2020-03-31'], ['2020-03-05', '2020-03-20'], ['2020-02-10', '2021-07-03'], ['2020-01-01', '2020-12-31'], ['2019-12-31', '2020-01-01']]) {
+    await dated(`&qso_since=${since}&qso_until=${until}`, "time_on >= $2::date AND time_on < $3::date + 1", [since, until]);
+  }
+  for (const day of ['2020-03-01', '2021-06-17', '2024-12-31']) {
+    await dated(`&qso_since=${day}`, 'time_on >= $2::date', [day]);
+    await dated(`&qso_until=${day}`, 'time_on < $2::date + 1', [day]);
+  }
+  await dated('&qso_since=2020-03-05&band=20m', 'time_on >= $2::date', ['2020-03-05']);
   const beyond = await pageIds('per_page=50&page=1000');
   t.same(beyond.ids, [], 'a page beyond the end is empty');
   t.equal(beyond.meta.total, 19700);

@@ -42,12 +42,20 @@ export interface ListQuery {
    */
   idBelow: number | null;
   scope: QsoScope;
+  callsign: string | null;
+  /** qso_since and qso_until as a half-open range of days: time_on >= from and < to (null: open). */
+  days: { from: string | null; to: string | null };
   /** Every filter condition on alias q (scope excluded, id bounds included), their values added to `params`. */
   filters(params: SqlParams): string[];
   /** The filters qso_counts keeps too (band, mode, qsl_filter), on qso (q) or qso_counts (c). */
   bucketFilters(params: SqlParams, alias: 'q' | 'c'): string[];
-  /** The filters only the QSOs can answer (callsign, dates; id bounds excluded), on alias q. */
-  rowFilters(params: SqlParams): string[];
+}
+
+/** The day after a 'YYYY-MM-DD' day. */
+function dayAfter(day: string): string {
+  const date = new Date(`${day}T00:00:00Z`);
+  date.setUTCDate(date.getUTCDate() + 1);
+  return date.toISOString().slice(0, 10);
 }
 
 function parseFormat(query: Record<string, string>): ListFormat {
@@ -108,6 +116,8 @@ export async function parseListQuery({ query, services, principal }: RequestCont
     sinceId,
     idBelow,
     scope: qsoScope(principal, stationIds),
+    callsign,
+    days: { from: since, to: until === null ? null : dayAfter(until) },
     filters(params) {
       const conditions = [...rowFilters(params), ...bucketFilters(params, 'q')];
       if (sinceId > 0) conditions.push(`q.id > ${params.add(sinceId)}::bigint`);
@@ -115,7 +125,6 @@ export async function parseListQuery({ query, services, principal }: RequestCont
       return conditions;
     },
     bucketFilters,
-    rowFilters,
   };
 }
 

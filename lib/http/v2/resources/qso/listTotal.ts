@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { SqlParams } from '../../../../db/sqlParams.js';
-import { bucketTotalSql, idRangeTotalSql } from '../../../../qso/counts.js';
+import { bucketTotalSql, idRangeTotalSql, timeRangeTotalSql } from '../../../../qso/counts.js';
 import { scopeConditions } from '../../../../qso/scope.js';
 import { where, type ListQuery, type Sql } from './listQuery.js';
 
@@ -14,7 +14,9 @@ import { where, type ListQuery, type Sql } from './listQuery.js';
  * - an id bound with band, mode or qsl_filter: the smaller side is counted, either the QSOs
  *   between the bounds or those before since_id (and from the cut on, a few) subtracted from
  *   qso_counts' sum;
- * - callsign or dates: a count over the QSOs, from the filter's index.
+ * - qso_since/qso_until alone: whole months of qso_month_counts plus the partial months at
+ *   either end counted;
+ * - callsign, or dates with other filters: a count over the QSOs, from the filter's index.
  */
 
 type Client = Pick<pg.PoolClient, 'query'>;
@@ -23,10 +25,16 @@ async function single(client: Client, { text, values }: Sql): Promise<number> {
   return Number((await client.query<{ total: number | string }>(text, values)).rows[0]!.total);
 }
 
-/** The scope's conditions on qso (q) and qso_id_counts (c), each bound once. */
+/** The scope's conditions on qso (q) or a table of counts (c), each bound once, when first used (an unused parameter has no type). */
 function scopeOn(list: ListQuery, params: SqlParams): (alias: 'q' | 'c') => string {
-  const on = { q: scopeConditions(list.scope, params, 'q').join(' AND '), c: scopeConditions(list.scope, params, 'c').join(' AND ') };
-  return (alias) => on[alias];
+  const on: Partial<Record<'q' | 'c', string>> = {};
+  return (alias) => (on[alias] ??= scopeConditions(list.scope, params, alias).join(' AND '));
+}
+
+/** The scope's QSOs (no other filter) in the list's range of days. */
+function timeRangeSql(list: ListQuery): Sql {
+  const params = new SqlParams();
+  return { text: timeRangeTotalSql(scopeOn(list, params), params, list.days.from, list.days.to), values: params.values };
 }
 
 /** The scope's QSOs (no other filter) with sinceId < id < idBelow. */
@@ -59,8 +67,10 @@ function outsideSql(list: ListQuery, idBelow: number): Sql {
 /** QSOs matching the list's filters (`meta.total`); no query when the owner has no station location. */
 export async function countTotal(client: Client, list: ListQuery): Promise<number> {
   if (list.scope.stationIds.length === 0) return 0;
-  if (list.rowFilters(new SqlParams()).length > 0) return single(client, countSql(list));
   const buckets = list.bucketFilters(new SqlParams(), 'c').length > 0;
+  if (list.callsign !== null) return single(client, countSql(list));
+  const dated = list.days.from !== null || list.days.to !== null;
+  if (dated) return single(client, buckets || list.idBelow !== null ? countSql(list) : timeRangeSql(list));
   if (list.idBelow === null) return single(client, bucketSql(list));
   if (list.sinceId + 1 >= list.idBelow) return 0;
   if (!buckets) return single(client, idRangeSql(list, list.sinceId, list.idBelow));
@@ -73,7 +83,9 @@ export async function countTotal(client: Client, list: ListQuery): Promise<numbe
 
 /** The statement behind the total when it is one (for EXPLAIN in benchmarks/qso-list.ts). */
 export function totalSqlForExplain(list: ListQuery): Sql {
-  if (list.rowFilters(new SqlParams()).length > 0) return countSql(list);
+  const dated = list.days.from !== null || list.days.to !== null;
+  if (dated && list.callsign === null && list.idBelow === null && list.bucketFilters(new SqlParams(), 'c').length === 0) return timeRangeSql(list);
+  if (list.callsign !== null || dated) return countSql(list);
   if (list.idBelow === null) return bucketSql(list);
   if (list.sinceId + 1 >= list.idBelow) return { text: 'SELECT 0 AS total', values: [] };
   return idRangeSql(list, list.sinceId, list.idBelow);
