@@ -3,10 +3,10 @@
  * from one client, first alone, then while 100 heavy list requests are started and abandoned by
  * their clients. Logs as in benchmarks/qso-list.ts (1M owned + 1M foreign QSOs, interleaved);
  * the server runs in this process (one API process, its two pools as configured). A heavy list
- * is one whose query reads a million index entries: a date range over the whole log counted
- * over the QSOs (qso_counts cannot answer a date filter) and a deep offset into it. Each is
- * aborted after --abandon-ms; afterwards the benchmark checks that none of their statements is
- * still running.
+ * is one whose page query still reads most of the log: a deep page (offset 195,000) of a mode
+ * filter, which neither the counts nor the month seek can shorten, so the page walks the time
+ * index and checks each QSO's mode in the table. Each is aborted after --abandon-ms; afterwards
+ * the benchmark checks that none of their statements is still running.
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/abandon.ts \
  *     [--qsos 1000000] [--heavy 100] [--abandon-ms 300] [--runs 200] [--keep]
