@@ -68,7 +68,9 @@ async function heavyStillRunning(): Promise<number> {
 
 for (let i = 0; i < 3; i++) await fetch(`${server.url}/api/v2/qso/${ids[i]!.id}`, { headers }).then((r) => r.arrayBuffer());
 const alone = await showLatencies();
+console.log('measured GET alone; timing one heavy list');
 const heavyMs = [await heavyAlone(), await heavyAlone()];
+console.log(`heavy list alone: ${heavyMs.join(', ')} ms; starting the abandoned ones`);
 
 let abandoned = 0;
 let answered = 0;

@@ -59,6 +59,17 @@ const scenarios: Array<[string, string]> = [
   ['limit=100', '?limit=100'],
   ['format=adif (per_page 1000)', '?format=adif'],
   ['format=adif, since_id (last ~1,000)', `?format=adif&since_id=${recent!.id}`],
+  // Deep pages of every filter: the unfiltered and date lists start from their month
+  // (qso_month_counts); filtered ones still skip through the filter's index.
+  ['station_id=Home, page 10,000', `?station_id=${home}&page=10000`],
+  ['page 19,000 (offset 949,950)', '?page=19000'],
+  ['band=20m, page 1,500 (offset 74,950)', '?band=20m&page=1500'],
+  ['band=SAT, page 150', '?band=SAT&page=150'],
+  ['mode=CW, page 3,000 (offset 149,950)', '?mode=CW&page=3000'],
+  ['qsl_filter=lotw, page 2,000 (offset 99,950)', '?qsl_filter=lotw&page=2000'],
+  ['qso_since/qso_until (one year)', '?qso_since=2016-01-01&qso_until=2016-12-31'],
+  ['qso_since/qso_until (one year), page 2,000', '?qso_since=2016-01-01&qso_until=2016-12-31&page=2000'],
+  ['format=adif, page 500 (offset 499,000 by id)', '?format=adif&page=500'],
 ];
 
 // --- EXPLAIN of the list queries ------------------------------------------------------------
