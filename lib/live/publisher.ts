@@ -17,9 +17,17 @@
  * Revocations (an API token revoked: its browser tokens must stop working) are never dropped:
  * they go before publishes, and one that no worker took is tried again every `retryAfterMs`
  * until it lapses, so a worker that was down hears of it when it is back.
+ *
+ * A worker without Redis keeps revocations in memory only, so one that restarts forgets them.
+ * Every worker names its run in a reply header (INSTANCE_HEADER, random per start); when the run
+ * a worker answers with is not the one that was told every revocation still in force, it is told
+ * them all again before anything else is sent. While revocations are in force, each worker is
+ * also asked which run it is every `instanceCheckMs`, so a restart is noticed when nothing is
+ * published. A revocation is kept only until its `until` (the browser-token lifetime).
  */
 import type { Logger } from '../log.js';
 import { createLogger } from '../log.js';
+import { INSTANCE_HEADER } from '../worker/internalApi.js';
 import { internalCallKey } from '../worker/workerKeys.js';
 
 export interface PublisherOptions {
@@ -32,6 +40,8 @@ export interface PublisherOptions {
   retryAfterMs?: number;
   /** Publishes waiting to be sent; beyond this the oldest are dropped. Default 1000. */
   maxQueue?: number;
+  /** While revocations are in force, how often each worker is asked whether it restarted. Default 2000. */
+  instanceCheckMs?: number;
   logger?: Logger;
 }
 
@@ -40,6 +50,8 @@ export interface PublisherStats {
   failed: number;
   dropped: number;
   queued: number;
+  /** Revocations in force, kept to tell a worker that restarts. */
+  revocations: number;
 }
 
 /**
@@ -74,6 +86,10 @@ interface Worker {
   base: string;
   /** Date.now() before which this worker is passed over, after it failed. */
   downUntil: number;
+  /** The run (INSTANCE_HEADER) the worker last answered from; undefined until it names one. */
+  instance: string | undefined;
+  /** The run that was told every revocation in force: a worker answering from another one is told again. */
+  informed: string | undefined;
 }
 
 const LOG_EVERY_MS = 10_000;
@@ -82,15 +98,29 @@ const HEALTH_CACHE_MS = 2000;
 /** Topics registered without token requirement, remembered so a re-registration keeps that choice. */
 const MAX_REMEMBERED_PUBLIC_TOPICS = 10_000;
 
-export function createPublisher({ urls, secret, timeoutMs = 1000, retryAfterMs = 5000, maxQueue = 1000, logger }: PublisherOptions): Publisher {
+function revocationBody(tokenId: number, until: number): string {
+  return JSON.stringify({ token_id: tokenId, until });
+}
+
+/** Drops the revocations whose `until` has passed: no browser token they concern is valid any more. */
+function forgetLapsed(revocations: Map<number, number>): void {
+  const now = Date.now() / 1000;
+  for (const [tokenId, until] of revocations) if (until < now) revocations.delete(tokenId);
+}
+
+export function createPublisher(options: PublisherOptions): Publisher {
+  const { urls, secret, timeoutMs = 1000, retryAfterMs = 5000, maxQueue = 1000, instanceCheckMs = 2000, logger } = options;
   if (urls.length === 0) throw new Error('live updates: no worker url');
   const log = logger ?? createLogger({ component: 'live-publisher' });
-  const workers: Worker[] = urls.map((url) => ({ base: url.replace(/\/+$/, ''), downUntil: 0 }));
+  const workers: Worker[] = urls.map((url) => ({ base: url.replace(/\/+$/, ''), downUntil: 0, instance: undefined, informed: undefined }));
   // The internal-call key, never the secret: what travels on the internal network cannot sign browser tokens.
   const headers = { 'Content-Type': 'application/json', 'X-Worker-Secret': internalCallKey(secret) };
   const queue: Pending[] = [];
   /** Token id → until, for revocations no worker has taken yet. */
   const revocations = new Map<number, number>();
+  /** Token id → until, for every revocation in force: what a worker that restarted is told again. */
+  const recent = new Map<number, number>();
+  let checkingInstances = false;
   let retryTimer: NodeJS.Timeout | undefined;
   const publicTopics = new Set<string>();
   const stats = { sent: 0, failed: 0, dropped: 0 };
@@ -114,18 +144,42 @@ export function createPublisher({ urls, secret, timeoutMs = 1000, retryAfterMs =
     return up.length > 0 ? up : workers;
   }
 
+  /** Notes which run of the worker answered (a worker that names none, like the original, is never told again). */
+  function observe(worker: Worker, res: Response): void {
+    const instance = res.headers.get(INSTANCE_HEADER);
+    if (instance === null) return;
+    worker.downUntil = 0;
+    worker.instance = instance;
+    if (recent.size === 0) worker.informed = instance;
+  }
+
+  /** A worker that answers from a run that was not told every revocation in force (it restarted). */
+  function uninformed(worker: Worker): boolean {
+    return worker.instance !== worker.informed && worker.downUntil <= Date.now();
+  }
+
+  /** One request to one worker; a worker that fails is passed over for `retryAfterMs`. */
+  async function postTo(worker: Worker, path: string, body: string): Promise<{ status: number; text: string }> {
+    try {
+      const res = await fetch(worker.base + path, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
+      const text = (await res.text()).trim();
+      worker.downUntil = 0;
+      observe(worker, res);
+      return { status: res.status, text };
+    } catch (err) {
+      worker.downUntil = Date.now() + retryAfterMs;
+      throw err;
+    }
+  }
+
   /** Sends to the first worker that answers; throws the last failure when none does. */
   async function post(path: string, body: string): Promise<{ status: number; text: string }> {
     let failure: unknown;
     for (const worker of candidates()) {
       try {
-        const res = await fetch(worker.base + path, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
-        const text = (await res.text()).trim();
-        worker.downUntil = 0;
-        return { status: res.status, text };
+        return await postTo(worker, path, body);
       } catch (err) {
         failure = err;
-        worker.downUntil = Date.now() + retryAfterMs;
         if (workers.length > 1) complain('live updates: worker unreachable, trying the next', { worker: worker.base, error: (err as Error).message });
       }
     }
@@ -164,6 +218,7 @@ export function createPublisher({ urls, secret, timeoutMs = 1000, retryAfterMs =
   async function workerStatus(worker: Worker): Promise<string | null> {
     try {
       const res = await fetch(`${worker.base}/internal/status`, { headers, signal: AbortSignal.timeout(timeoutMs) });
+      observe(worker, res);
       if (res.status !== 200) return null;
       const body = (await res.json()) as { status?: unknown };
       return typeof body.status === 'string' ? body.status : null;
@@ -178,14 +233,62 @@ export function createPublisher({ urls, secret, timeoutMs = 1000, retryAfterMs =
     return answers.every((answer) => answer === null) ? 'down' : 'degraded';
   }
 
+  /** Asks each worker which run it is; a restart found is handled by the pump. */
+  async function checkInstances(): Promise<void> {
+    if (checkingInstances) return;
+    checkingInstances = true;
+    forgetLapsed(recent);
+    await Promise.all(workers.map(async (worker) => {
+      try {
+        const res = await fetch(`${worker.base}/internal/instance`, { headers, signal: AbortSignal.timeout(timeoutMs) });
+        await res.arrayBuffer();
+        observe(worker, res);
+      } catch {
+        // Down: the next check, or the next request, finds out when it is back.
+      }
+    }));
+    checkingInstances = false;
+    if (workers.some(uninformed)) kick();
+  }
+
+  const instanceCheck = setInterval(() => {
+    if (recent.size > 0) void checkInstances();
+  }, instanceCheckMs);
+  instanceCheck.unref();
+
+  /** Tells a worker that (re)started every revocation in force; false when it did not take them all. */
+  async function inform(worker: Worker): Promise<boolean> {
+    const run = worker.instance;
+    forgetLapsed(recent);
+    for (const [tokenId, until] of [...recent]) {
+      try {
+        const { status, text } = await postTo(worker, '/internal/revoke', revocationBody(tokenId, until));
+        if (status !== 200) {
+          complain('live updates: restarted worker refused a revocation', { worker: worker.base, token_id: tokenId, status, response: text });
+          return false;
+        }
+      } catch (err) {
+        complain('live updates: restarted worker unreachable, revocations kept for a retry', { worker: worker.base, error: (err as Error).message });
+        return false;
+      }
+      // Restarted again meanwhile: the new run needs them all.
+      if (worker.instance !== run) return false;
+    }
+    worker.informed = run;
+    log.info('live updates: a worker (re)started; revocations in force sent again', { worker: worker.base, revocations: recent.size });
+    return true;
+  }
+
   async function sendRevocations(): Promise<void> {
+    let behind = false;
+    for (const worker of workers) if (uninformed(worker) && !(await inform(worker))) behind = true;
     for (const [tokenId, until] of [...revocations]) {
       if (until < Date.now() / 1000) {
         revocations.delete(tokenId);
         continue;
       }
       try {
-        const { status, text } = await post('/internal/revoke', JSON.stringify({ token_id: tokenId, until }));
+        const { status, text } = await post('/internal/revoke', revocationBody(tokenId, until));
         if (status === 200) {
           revocations.delete(tokenId);
           continue;
@@ -195,7 +298,7 @@ export function createPublisher({ urls, secret, timeoutMs = 1000, retryAfterMs =
         complain('live updates: worker unreachable, revocation kept for a retry', { token_id: tokenId, error: (err as Error).message });
       }
     }
-    if (revocations.size > 0 && !closed && retryTimer === undefined) {
+    if ((behind || revocations.size > 0) && !closed && retryTimer === undefined) {
       retryTimer = setTimeout(() => {
         retryTimer = undefined;
         kick();
@@ -207,7 +310,7 @@ export function createPublisher({ urls, secret, timeoutMs = 1000, retryAfterMs =
   async function pump(): Promise<void> {
     for (;;) {
       // Checked before every publish: a revocation (or its retry, when the timer fired) goes first.
-      if (revocations.size > 0 && retryTimer === undefined) await sendRevocations();
+      if ((revocations.size > 0 || workers.some(uninformed)) && retryTimer === undefined) await sendRevocations();
       const item = queue.shift();
       if (!item) break;
       await send(item);
@@ -243,6 +346,7 @@ export function createPublisher({ urls, secret, timeoutMs = 1000, retryAfterMs =
     revoke(tokenId, until) {
       if (closed) return;
       revocations.set(tokenId, Math.max(until, revocations.get(tokenId) ?? 0));
+      recent.set(tokenId, Math.max(until, recent.get(tokenId) ?? 0));
       kick();
     },
 
@@ -256,7 +360,7 @@ export function createPublisher({ urls, secret, timeoutMs = 1000, retryAfterMs =
     },
 
     stats() {
-      return { ...stats, queued: queue.length };
+      return { ...stats, queued: queue.length, revocations: recent.size };
     },
 
     health() {
@@ -268,6 +372,7 @@ export function createPublisher({ urls, secret, timeoutMs = 1000, retryAfterMs =
     async close() {
       closed = true;
       clearTimeout(retryTimer);
+      clearInterval(instanceCheck);
       if (!pumping) return;
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<void>((resolve) => {

@@ -15,8 +15,8 @@ export interface HttpExchange {
   readBody(limit: number): Promise<BodyResult>;
 }
 
-/** Must be called synchronously inside the uWS request handler. */
-export function createHttpExchange(res: HttpResponse): HttpExchange {
+/** Must be called synchronously inside the uWS request handler; `headers` go on every response. */
+export function createHttpExchange(res: HttpResponse, headers: Readonly<Record<string, string>> = {}): HttpExchange {
   let aborted = false;
   let answered = false;
   let onAbort: (() => void) | undefined;
@@ -31,6 +31,7 @@ export function createHttpExchange(res: HttpResponse): HttpExchange {
       answered = true;
       res.cork(() => {
         res.writeStatus(status);
+        for (const [name, value] of Object.entries(headers)) res.writeHeader(name, value);
         if (contentType) res.writeHeader('Content-Type', contentType);
         res.end(body, closeConnection);
       });

@@ -17,6 +17,13 @@ import type { StatusReporter } from './status.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/**
+ * Reply header naming this run of the worker (random per start). A worker without Redis forgets
+ * revocations when it restarts; the application notices the new id and sends them again
+ * (lib/live/publisher.ts).
+ */
+export const INSTANCE_HEADER = 'X-Worker-Instance';
+
 const TEXT = 'text/plain; charset=utf-8';
 
 /**
@@ -49,6 +56,8 @@ function topicField(body: JsonObject): string | null {
 
 interface Deps {
   secret: string;
+  /** Random per start: see INSTANCE_HEADER. */
+  instanceId: string;
   registry: TopicRegistry;
   fanout: Fanout;
   revocations: RevocationRelay;
@@ -64,13 +73,15 @@ type PostHandler = (body: JsonObject, reply: HttpExchange) => Promise<void>;
 export function mountInternalApi(app: TemplatedApp, deps: Deps): void {
   const { registry, fanout, status, logger } = deps;
   const secretMatches = createSecretCheck(deps.secret);
+  const headers = { [INSTANCE_HEADER]: deps.instanceId };
+  const exchange = (res: HttpResponse) => createHttpExchange(res, headers);
 
   const fail = (reply: HttpExchange, code: string, message: string) => reply.send(code, `${message}\n`, TEXT);
 
   /** Method and secret are checked before the body is read, then the body is capped and parsed. */
   function post(handler: PostHandler) {
     return (res: HttpResponse, req: HttpRequest) => {
-      const reply = createHttpExchange(res);
+      const reply = exchange(res);
       if (req.getMethod() !== 'post') return fail(reply, '405 Method Not Allowed', 'method not allowed');
       if (!secretMatches(req.getHeader('x-worker-secret'))) return fail(reply, '403 Forbidden', 'forbidden');
       const declared = Number(req.getHeader('content-length') || '0');
@@ -92,6 +103,16 @@ export function mountInternalApi(app: TemplatedApp, deps: Deps): void {
           logger.error('internal api: request failed', { error: err.message });
           fail(reply, '500 Internal Server Error', 'internal error');
         });
+    };
+  }
+
+  /** GET calls: method and secret checked, no body. */
+  function get(handler: (req: HttpRequest, reply: HttpExchange) => void) {
+    return (res: HttpResponse, req: HttpRequest) => {
+      const reply = exchange(res);
+      if (req.getMethod() !== 'get') return fail(reply, '405 Method Not Allowed', 'method not allowed');
+      if (!secretMatches(req.getHeader('x-worker-secret'))) return fail(reply, '403 Forbidden', 'forbidden');
+      handler(req, reply);
     };
   }
 
@@ -138,10 +159,7 @@ export function mountInternalApi(app: TemplatedApp, deps: Deps): void {
   app.any('/internal/publish', publish);
   app.any('/internal/push', publish);
 
-  app.any('/internal/status', (res, req) => {
-    const reply = createHttpExchange(res);
-    if (req.getMethod() !== 'get') return fail(reply, '405 Method Not Allowed', 'method not allowed');
-    if (!secretMatches(req.getHeader('x-worker-secret'))) return fail(reply, '403 Forbidden', 'forbidden');
+  app.any('/internal/status', get((req, reply) => {
     const withTopics = req.getQuery('topics') === '1';
     status
       .internal(withTopics)
@@ -150,10 +168,15 @@ export function mountInternalApi(app: TemplatedApp, deps: Deps): void {
         logger.error('internal api: status failed', { error: err.message });
         fail(reply, '500 Internal Server Error', 'internal error');
       });
-  });
+  }));
+
+  // Cheap enough to be asked every few seconds: how the application notices a restart when idle.
+  app.any('/internal/instance', get((_req, reply) => {
+    reply.send('200 OK', `${JSON.stringify({ instance_id: deps.instanceId })}\n`, 'application/json');
+  }));
 
   app.any('/*', (res) => {
-    const reply = createHttpExchange(res);
+    const reply = exchange(res);
     fail(reply, '404 Not Found', '404 page not found');
   });
 }

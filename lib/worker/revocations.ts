@@ -38,6 +38,7 @@ export function createRevocationList(): RevocationList {
       return true;
     },
     has(tokenId, now = nowSeconds()) {
+      prune(now);
       const last = until.get(tokenId);
       return last !== undefined && last >= now;
     },

@@ -3,6 +3,7 @@
  * fan-out (local, or relayed through Redis), the socket hub, and the two uWS
  * apps, each listening on its own port.
  */
+import { randomBytes } from 'node:crypto';
 import uWS from 'uWebSockets.js';
 import type { Redis } from 'ioredis';
 import { createLocalFanout, createRedisFanout, type Fanout } from './fanout.js';
@@ -85,7 +86,8 @@ export async function startWorker(workerOptions: WorkerOptions): Promise<Running
   wsApp.any('/*', (res) => {
     res.writeStatus('404 Not Found').end('404 page not found\n');
   });
-  mountInternalApi(internalApp, { secret: options.secret, registry, fanout, revocations: relay, status, logger });
+  const instanceId = randomBytes(8).toString('hex');
+  mountInternalApi(internalApp, { secret: options.secret, instanceId, registry, fanout, revocations: relay, status, logger });
 
   async function shutdown(): Promise<void> {
     clearInterval(renewStatusTopic);

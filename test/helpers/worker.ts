@@ -179,11 +179,15 @@ export interface WorkerProcess {
 
 const WORKER_MODULE = fileURLToPath(new URL('../../lib/worker/index.ts', import.meta.url));
 
-/** A worker in its own Node process (as in production); it prints its ports as one JSON line. */
-export async function spawnWorkerProcess(options: { redisUrl?: string; redisPrefix?: string }): Promise<WorkerProcess> {
+/**
+ * A worker in its own Node process (as in production); it prints its ports as one JSON line.
+ * Ports default to free ones; a restart passes the ports of the worker it replaces.
+ */
+export async function spawnWorkerProcess(options: { redisUrl?: string; redisPrefix?: string; wsPort?: number; internalPort?: number }): Promise<WorkerProcess> {
   const script = `
     import { startWorker } from ${JSON.stringify(WORKER_MODULE)};
-    const w = await startWorker({ wsPort: 0, internalPort: 0, wsBind: '127.0.0.1', secret: process.env.WORKER_SECRET,
+    const w = await startWorker({ wsPort: Number(process.env.TEST_WS_PORT), internalPort: Number(process.env.TEST_INTERNAL_PORT),
+      wsBind: '127.0.0.1', secret: process.env.WORKER_SECRET,
       redisUrl: process.env.REDIS_URL, redisPrefix: process.env.TEST_REDIS_PREFIX || undefined });
     process.stdout.write(JSON.stringify({ wsPort: w.wsPort, internalPort: w.internalPort }) + '\\n');
     process.once('SIGTERM', () => w.close().then(() => process.exit(0)));
@@ -194,6 +198,8 @@ export async function spawnWorkerProcess(options: { redisUrl?: string; redisPref
       WORKER_SECRET: SECRET,
       REDIS_URL: options.redisUrl ?? '',
       TEST_REDIS_PREFIX: options.redisPrefix ?? '',
+      TEST_WS_PORT: String(options.wsPort ?? 0),
+      TEST_INTERNAL_PORT: String(options.internalPort ?? 0),
       LOGBOOK_QUIET: '1',
     },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -4,9 +4,9 @@ import t, { type Test } from 'tap';
 import { createToken, revokeToken } from '../../lib/auth/tokens.js';
 import { SCOPES } from '../../lib/auth/scopes.js';
 import { createOperator, type Operator } from '../helpers/fixtures.js';
-import { acquireRedis, deleteKeys, NO_REDIS_REASON, uniquePrefix } from '../helpers/redis.js';
+import { acquireRedis, deleteKeys, freePort, NO_REDIS_REASON, uniquePrefix } from '../helpers/redis.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { callApi, connectClient, SECRET, spawnWorkerProcess, type TestClient } from '../helpers/worker.js';
+import { callApi, connectClient, registerTopic, SECRET, spawnWorkerProcess, type TestClient } from '../helpers/worker.js';
 
 // Issue 19 item 10: a browser token stayed good on new sockets until it expired, and sockets open
 // with it stayed open, whatever happened to the API token it was minted from. Revoking that API
@@ -85,6 +85,35 @@ t.test('one worker, no Redis: `logbook token revoke` ends the browser tokens min
 
   t.same(await callApi(worker.internalPort, 'POST', '/internal/revoke', { token_id: 'x' }), { status: 400, text: 'bad request\n' });
   t.equal((await callApi(worker.internalPort, 'POST', '/internal/revoke', { token_id: 5 }, { secret: 'wrong' })).status, 403);
+});
+
+t.test('one worker, no Redis, restarted while the API keeps running: it learns the revocations again', async (t) => {
+  // Fixed ports from the start: uWS sets SO_REUSEADDR only then, and the restart needs the same ones.
+  const ports = { wsPort: await freePort(), internalPort: await freePort() };
+  let worker = await spawnWorkerProcess(ports);
+  t.teardown(() => worker.stop());
+  const server = await startTestServer(t, {
+    config: { worker: { url: `http://127.0.0.1:${ports.internalPort}`, secret: SECRET, public_url: `ws://127.0.0.1:${ports.wsPort}` } },
+  });
+  const op = await createOperator(server.db.pool, { callsign: 'DL3REV' });
+  const topic = `station.${op.stationId}`;
+  const token = await browserToken(server, topic, op.token);
+  const before = await opened(t, worker.wsPort, topic, token);
+  t.ok(await revokeToken(server.db.pool, op.tokenId), 'revoked');
+  await endedByRevocation(t, before, 'the socket open at the revocation');
+
+  await worker.stop();
+  worker = await spawnWorkerProcess(ports);
+  // Registered by someone else (another API process, another user's browser): the API process
+  // under test sends nothing to the new worker, so it must notice the restart by itself.
+  await registerTopic(worker.internalPort, topic);
+  const early = await connectClient(worker.wsPort, topic);
+  early.auth(token);
+  t.teardown(() => early.close());
+  const first = await early.next(5000);
+  if (first.type === 'auth_ok') await endedByRevocation(t, early, 'a socket let in before the restarted worker heard of the revocation');
+  else t.match(first, { type: 'error', code: 'unauthorized' }, 'the restarted worker refused the revoked browser token at once');
+  await refused(t, worker.wsPort, topic, token, 'the restarted worker refuses a new socket with the revoked browser token');
 });
 
 const redis = await acquireRedis();

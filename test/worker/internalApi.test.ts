@@ -23,6 +23,7 @@ t.test('internal API', async (t) => {
       ['POST', '/internal/publish', { topic: 'a', payload: 1 }],
       ['POST', '/internal/push', { topic: 'a', payload: 1 }],
       ['GET', '/internal/status', undefined],
+      ['GET', '/internal/instance', undefined],
     ];
     for (const [method, path, body] of calls) {
       for (const secret of [null, '', 'wrong', SECRET, INTERNAL_KEY.slice(0, -1), INTERNAL_KEY + 'x']) {
@@ -31,6 +32,22 @@ t.test('internal API', async (t) => {
       }
     }
     t.equal((await callApi(port, 'GET', '/internal/status')).status, 200, 'right secret');
+  });
+
+  t.test('every reply names the run of the worker; another start is another run', async (t) => {
+    const headers = { 'X-Worker-Secret': INTERNAL_KEY };
+    const asked = await fetch(`http://127.0.0.1:${port}/internal/instance`, { headers });
+    const { instance_id: id } = (await asked.json()) as { instance_id: string };
+    t.match(id, /^[0-9a-f]{16}$/, 'GET /internal/instance');
+    t.equal(asked.headers.get('x-worker-instance'), id, 'in the header too');
+    const status = await fetch(`http://127.0.0.1:${port}/internal/status`, { headers });
+    await status.arrayBuffer();
+    t.equal(status.headers.get('x-worker-instance'), id, 'on other calls');
+    const other = await startTestWorker();
+    const again = await fetch(`http://127.0.0.1:${other.internalPort}/internal/instance`, { headers });
+    await again.arrayBuffer();
+    await other.close();
+    t.not(again.headers.get('x-worker-instance'), id, 'another start names another run');
   });
 
   t.test('wrong method is 405, unknown path 404', async (t) => {

@@ -4,7 +4,7 @@ import t, { type Test } from 'tap';
 import { createPublisher } from '../../lib/live/publisher.js';
 import { createBrowserToken } from '../../lib/worker/index.js';
 import { freePort } from '../helpers/redis.js';
-import { callApi, connectClient, memoryLogger, registerTopic, SECRET, startTestWorker, type TestClient } from '../helpers/worker.js';
+import { callApi, connectClient, memoryLogger, registerTopic, SECRET, startTestWorker, until, type TestClient } from '../helpers/worker.js';
 
 /** An HTTP server that accepts requests and never answers them. */
 async function blackHole(t: Test): Promise<string> {
@@ -105,6 +105,18 @@ t.test('against a real worker', async (t) => {
   });
 
   t.teardown(() => client.close());
+});
+
+t.test('a revocation is kept for a worker that restarts only until it lapses', async (t) => {
+  const worker = await startTestWorker();
+  t.teardown(() => worker.close());
+  const publisher = createPublisher({ urls: [`http://127.0.0.1:${worker.internalPort}`], secret: SECRET, instanceCheckMs: 100, logger: memoryLogger() });
+  t.teardown(() => publisher.close());
+  publisher.revoke(41, Math.floor(Date.now() / 1000) + 1);
+  publisher.revoke(42, Math.floor(Date.now() / 1000) + 3600);
+  t.equal(publisher.stats().revocations, 2, 'both kept');
+  await until(() => publisher.stats().revocations === 1, 'the lapsed revocation to be forgotten', 4000);
+  t.pass('the lapsed one is forgotten, the other kept');
 });
 
 t.test('several workers: one that is down or hangs is passed over, no publish is lost', async (t) => {
