@@ -13,7 +13,8 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createReadStream, readFileSync, statSync } from 'node:fs';
+import { createReadStream, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
@@ -32,7 +33,10 @@ interface Server {
 }
 
 async function startServe(databaseUrl: string): Promise<Server> {
-  const child = spawn(process.execPath, [bin, 'serve', '--workers', '1', '--port', '0'], {
+  // The default max_body_bytes (256 MiB) refuses a 1M-QSO file (325 MB) and its JSON form.
+  const config = join(mkdtempSync(join(tmpdir(), 'logbook-bench-')), 'config.json');
+  writeFileSync(config, JSON.stringify({ max_body_bytes: 4 * 1024 ** 3 }));
+  const child = spawn(process.execPath, [bin, 'serve', '--workers', '1', '--port', '0', '--config', config], {
     env: { ...process.env, DATABASE_URL: databaseUrl, LOGBOOK_CONFIG: '', LOGBOOK_QUIET: '' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
