@@ -58,14 +58,15 @@ export type QsoObject = Record<string, string | number | null>;
 
 /**
  * The QSO object's fields in output order: its name, the column it comes from, and how the
- * value is shown. presentQso (the object) and renderQsoJson (its JSON text, for pages of
+ * value is shown ('text': '' when unset; 'value': as read, null when unset — timestamps and dates
+ * are read as text). presentQso (the object) and renderQsoJson (its JSON text, for pages of
  * thousands) both follow this one list.
  */
-type FieldKind = 'value' | 'text' | 'timestamp';
+type FieldKind = 'value' | 'text';
 const QSO_FIELDS: ReadonlyArray<readonly [field: string, column: keyof QsoRow, kind: FieldKind]> = [
   ['id', 'id', 'value'], ['station_id', 'station_id', 'value'], ['call', 'call', 'value'], ['band', 'band', 'value'],
   ['band_rx', 'band_rx', 'text'], ['mode', 'mode', 'value'], ['submode', 'submode', 'value'],
-  ['freq', 'freq', 'value'], ['freq_rx', 'freq_rx', 'value'], ['qso_date', 'time_on', 'timestamp'], ['time_off', 'time_off', 'timestamp'],
+  ['freq', 'freq', 'value'], ['freq_rx', 'freq_rx', 'value'], ['qso_date', 'time_on', 'value'], ['time_off', 'time_off', 'value'],
   ...EDITABLE_TEXT.map((column) => [column, column, 'text'] as const),
   ...EDITABLE_INTEGER.map((column) => [column, column, 'value'] as const),
   ['qsl_via', 'qsl_via', 'text'],
