@@ -8,9 +8,14 @@
  * exceeds `maxBackpressure` is dropped for that socket only. Dropping alone
  * would leave a stuck client subscribed forever, so a sweep closes any socket
  * whose queue has stayed above half the limit for `slowConsumerTimeoutMs`.
+ *
+ * The same sweep closes the sockets whose browser token has expired (token_expired, 1008): a
+ * token grants a topic until its `expires`, not for as long as the socket lasts. Sockets are
+ * filed by expiry second (./expiryIndex.ts), so the sweep never walks every socket for that.
  */
 import type { TemplatedApp, WebSocket } from 'uWebSockets.js';
 import type { Logger } from '../log.js';
+import { createExpiryIndex } from './expiryIndex.js';
 import type { TopicMeta } from './registry.js';
 
 export interface SocketData {
@@ -23,6 +28,8 @@ export interface SocketData {
   userId: number;
   /** The API token its browser token was minted from; 0 when none is named. */
   tokenId: number;
+  /** Unix second after which its browser token is expired; 0 for anonymous sockets (never). */
+  expires: number;
   closed: boolean;
   authTimer: NodeJS.Timeout | undefined;
   /** When the socket's queue last rose above the slow-consumer threshold; 0 when it is not backed up. */
@@ -57,6 +64,7 @@ export interface SocketHub {
 /** Policy violation: the socket's authorisation was withdrawn. */
 const CLOSE_POLICY = 1008;
 const REVOKED = JSON.stringify({ type: 'error', code: 'token_revoked', message: 'the API token this browser token came from was revoked' });
+const EXPIRED = JSON.stringify({ type: 'error', code: 'token_expired', message: 'the browser token expired; connect again with a fresh one' });
 
 function increment<K>(map: Map<K, number>, key: K, by: number): void {
   const next = (map.get(key) ?? 0) + by;
@@ -74,10 +82,21 @@ export function createSocketHub(
   const perUser = new Map<number, number>();
   let anonymous = 0;
   let slowClosed = 0;
+  const byExpiry = createExpiryIndex<WorkerSocket>();
+
+  function closeExpired(now: number): void {
+    const expired = byExpiry.takeExpired(Math.floor(now / 1000));
+    for (const ws of expired) {
+      ws.send(EXPIRED, false, false);
+      ws.end(CLOSE_POLICY, 'token expired');
+    }
+    if (expired.length > 0) logger.info('ws: closed sockets whose browser token expired', { sockets: expired.length });
+  }
 
   const backedUpThreshold = maxBackpressureBytes / 2;
   const sweep = setInterval(() => {
     const now = Date.now();
+    closeExpired(now);
     for (const ws of subscribed) {
       const data = ws.getUserData();
       if (ws.getBufferedAmount() < backedUpThreshold) {
@@ -102,6 +121,7 @@ export function createSocketHub(
       const data = ws.getUserData();
       ws.subscribe(data.topic);
       subscribed.add(ws);
+      if (data.expires > 0) byExpiry.add(ws, data.expires);
       increment(perTopic, data.topic, 1);
       if (data.userId > 0) increment(perUser, data.userId, 1);
       else anonymous++;
@@ -110,6 +130,7 @@ export function createSocketHub(
       sockets.delete(ws);
       if (!subscribed.delete(ws)) return;
       const data = ws.getUserData();
+      byExpiry.remove(ws, data.expires);
       increment(perTopic, data.topic, -1);
       if (data.userId > 0) increment(perUser, data.userId, -1);
       else anonymous--;

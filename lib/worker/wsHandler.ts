@@ -3,7 +3,8 @@
  * - before the upgrade: missing topic → 400, unregistered topic → 404;
  * - the first frame must be `{type:"auth",token}` within the auth timeout,
  *   answered by `{type:"auth_ok"}` or an error frame and a close;
- * - afterwards the socket only receives `{type:"push",payload}` frames, except
+ * - afterwards the socket only receives `{type:"push",payload}` frames (until its token expires
+ *   or is revoked: an error frame and a close, ./socketHub.ts), except
  *   on the reserved status topic where `{type:"status"}` returns a snapshot.
  */
 import type { HttpRequest, HttpResponse, us_socket_context_t, WebSocketBehavior } from 'uWebSockets.js';
@@ -73,6 +74,7 @@ export function createWsBehavior(deps: Deps): WebSocketBehavior<SocketData> {
       if (tokenId > 0 && revocations.has(tokenId)) return reject(ws, UNAUTHORIZED, 'unauthorized (api token revoked)');
       data.userId = check.claims.user_id;
       data.tokenId = tokenId;
+      data.expires = check.claims.expires;
     }
     data.authenticated = true;
     // auth_ok goes out before the subscription exists, so no push can precede it.
@@ -138,6 +140,7 @@ export function createWsBehavior(deps: Deps): WebSocketBehavior<SocketData> {
               authenticated: false,
               userId: 0,
               tokenId: 0,
+              expires: 0,
               closed: false,
               authTimer: undefined,
               backedUpSince: 0,

@@ -39,6 +39,7 @@ export const livePage = `<!doctype html>
   const status = (text) => { $('status').textContent = text; };
   let socket = null;
   let retry = 1000;
+  let expired = false;
 
   const api = async (path) => {
     const response = await fetch(path, { headers: { Authorization: 'Bearer ' + $('token').value.trim() } });
@@ -84,14 +85,19 @@ export const livePage = `<!doctype html>
     socket.onmessage = (event) => {
       const frame = JSON.parse(event.data);
       if (frame.type === 'auth_ok') { retry = 1000; status('connected to ' + topic); }
-      else if (frame.type === 'error') status('worker: ' + frame.message);
+      else if (frame.type === 'error') {
+        // An expired browser token ends the socket; a fresh one (connect() asks for it) goes on.
+        if (frame.code === 'token_expired') expired = true;
+        status('worker: ' + frame.message);
+      }
       else if (frame.type === 'push') {
         const payload = frame.payload || {};
         if (payload.type === 'radio_updated') showRadio(payload); else showQso(payload);
       }
     };
     socket.onclose = () => {
-      if (socket && socket.readyState === WebSocket.CLOSED && $('status').textContent.startsWith('connected')) {
+      if (socket && socket.readyState === WebSocket.CLOSED && (expired || $('status').textContent.startsWith('connected'))) {
+        expired = false;
         status('disconnected; reconnecting…');
         setTimeout(connect, retry);
         retry = Math.min(retry * 2, 30000);
