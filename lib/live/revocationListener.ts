@@ -2,7 +2,7 @@
  * Revoking a v2 token must end the live sockets opened with browser tokens minted from it. Tokens
  * are revoked by `logbook token revoke`, another process, so the news comes through PostgreSQL:
  * a trigger NOTIFYs `logbook_token_revoked` with the token id when the revocation commits
- * (sql/013_token_revocation_notify.sql), and every API process LISTENs on a connection of its own
+ * (sql/014_token_revocation_notify.sql), and every API process LISTENs on a connection of its own
  * and hands the id to its publisher, which tells the workers (several processes telling them
  * the same is harmless: a revocation is idempotent).
  *
