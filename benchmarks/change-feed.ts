@@ -132,12 +132,22 @@ async function main(): Promise<void> {
     const headers = { authorization: `Bearer ${token}`, 'accept-encoding': GZIP ? 'gzip' : 'identity' };
 
     interface Page { data: Array<{ change: string; id: number }>; meta: { cursor: string; has_more: boolean } }
+    // Where a page's time goes, as the client sees it: until the answer's head, until its last
+    // byte, and the client's own JSON.parse.
+    const phases = { head: [] as number[], body: [] as number[], parse: [] as number[] };
     const getPage = async (cursor: string | null): Promise<{ page: Page; bytes: number }> => {
       const url = `${base}/api/v2/qso/changes?per_page=${PER_PAGE}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
+      const begin = performance.now();
       const response = await fetch(url, { headers });
+      const head = performance.now();
       const body = await response.arrayBuffer();
+      const end = performance.now();
       if (response.status !== 200) throw new Error(`${url}: HTTP ${response.status} ${Buffer.from(body).toString()}`);
-      return { page: JSON.parse(Buffer.from(body).toString('utf8')) as Page, bytes: body.byteLength };
+      const page = JSON.parse(Buffer.from(body).toString('utf8')) as Page;
+      phases.head.push(head - begin);
+      phases.body.push(end - head);
+      phases.parse.push(performance.now() - end);
+      return { page, bytes: body.byteLength };
     };
     const stats = (times: number[]) => {
       const sorted = [...times].sort((a, b) => a - b);
@@ -157,6 +167,7 @@ async function main(): Promise<void> {
     // --- 1. following the feed from the start --------------------------------------------------
     const idleRss = memory('VmRSS');
     await getPage(null); // one warm-up request (JIT, connections)
+    for (const phase of Object.values(phases)) phase.length = 0;
     const cursors: string[] = [];
     const pageTimes: number[] = [];
     let changes = 0;
@@ -195,6 +206,8 @@ async function main(): Promise<void> {
         `${Math.round(feedRate)} QSOs/s, ${(bytes / 1024 / 1024 / followSeconds).toFixed(1)} MB/s (${(bytes / changes).toFixed(0)} bytes per change); ` +
         `page p50 ${ms(follow.p50)}, p90 ${ms(follow.p90)}, p99 ${ms(follow.p99)} ms`,
     );
+    const p50 = (times: number[]) => ms(stats(times).p50);
+    console.log(`  page p50 by phase: until the answer's head ${p50(phases.head)} ms, its body ${p50(phases.body)} ms, the client's JSON.parse ${p50(phases.parse)} ms`);
     console.log(`  server RSS idle ${idleRss.toFixed(0)} MiB, peak ${peakRss.toFixed(0)} MiB`);
     console.log(`  ceiling, plain keyset SELECT of the same rows through pg: ${plainRows} rows in ${plainSeconds.toFixed(2)} s, ${Math.round(plainRate)} rows/s; feed at ${((feedRate / plainRate) * 100).toFixed(0)} % of it`);
     console.log(`  target ≥ 100,000 QSOs/s: ${feedRate >= 100_000 ? 'met' : 'MISSED'}`);
