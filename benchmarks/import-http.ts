@@ -11,10 +11,7 @@
  * Needs bin/logbook.js compiled (npm run build) and /usr/bin/time (GNU time). Peak RSS of the
  * server is the serve process's VmHWM (one fresh process per upload).
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createReadStream, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createReadStream, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
@@ -23,45 +20,10 @@ import { createToken } from '../lib/auth/tokens.js';
 import { SCOPES } from '../lib/auth/scopes.js';
 import { copyCeiling, ensureFile, label, machine, newStation, report, runCli, writeCopyRows, dataDir } from './import.js';
 import { numberOption, percentile, scratchDatabase, type ScratchDatabase } from './lib/scratch.js';
+import { startServe } from './lib/serveProcess.js';
 
-const bin = join(import.meta.dirname, '..', 'bin', 'logbook.js');
-
-interface Server {
-  url: string;
-  peakRssMb(): number;
-  stop(): Promise<void>;
-}
-
-async function startServe(databaseUrl: string): Promise<Server> {
-  // The default max_body_bytes (256 MiB) refuses a 1M-QSO file (325 MB) and its JSON form.
-  const config = join(mkdtempSync(join(tmpdir(), 'logbook-bench-')), 'config.json');
-  writeFileSync(config, JSON.stringify({ max_body_bytes: 4 * 1024 ** 3 }));
-  const child = spawn(process.execPath, [bin, 'serve', '--workers', '1', '--port', '0', '--config', config], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, LOGBOOK_CONFIG: '', LOGBOOK_QUIET: '' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let log = '';
-  child.stderr.setEncoding('utf8');
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (text: string) => {
-      log += text;
-      const listening = /"msg":"listening".*?"url":"([^"]+)"/.exec(log);
-      if (listening) resolve(listening[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${log}`)));
-  });
-  return {
-    url,
-    peakRssMb() {
-      const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-      return hwm ? Number(hwm[1]) / 1024 : NaN;
-    },
-    async stop() {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    },
-  };
-}
+/** The default max_body_bytes (256 MiB) refuses a 1M-QSO file (325 MB) and its JSON form. */
+const SERVE_CONFIG = { max_body_bytes: 4 * 1024 ** 3 };
 
 /** The file's text as the content of a JSON string, escaped chunk by chunk (UTF-8 sequences kept whole). */
 function jsonStringContent(): Transform {
@@ -133,7 +95,7 @@ async function httpImport(db: ScratchDatabase, file: string, mode: Mode, ceiling
   const other = await newStation(db, `DL0L${mode === 'document' ? 'D' : 'J'}`);
   const [token, otherToken] = await Promise.all([tokenFor(db, station), tokenFor(db, other)]);
   await db.pool.query('CHECKPOINT');
-  const server = await startServe(db.url);
+  const server = await startServe(db.url, { config: SERVE_CONFIG });
   try {
     const idleRss = server.peakRssMb();
     const others = singleCreates(server.url, otherToken, other);

@@ -11,7 +11,7 @@
  * Data: benchmarks/data/qsos-1m.adi and qsos-100k.adi, generated when missing.
  */
 import { spawn } from 'node:child_process';
-import { createReadStream, createWriteStream, existsSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
@@ -166,10 +166,19 @@ async function copyBare(db: pg.Pool, copyPath: string): Promise<number> {
   }
 }
 
+/** Replaces the counting trigger's function with the one a migration file defines (its last definition there). */
+async function replaceCountingFunction(db: pg.Pool, migration: string): Promise<void> {
+  const text = readFileSync(join(root, 'sql', migration), 'utf8');
+  const start = text.lastIndexOf('FUNCTION qso_counts_record()');
+  const end = text.indexOf('$$;', start) + 3;
+  await db.query(`CREATE OR REPLACE ${text.slice(start, end)}`);
+}
+
 /**
  * --index-cost: what each of qso's indexes costs a COPY. The bare table (primary key and the
  * duplicate index) once, then the bare table with each further index alone, then qso itself:
- * rows/s of each and the time each index adds to the bare COPY.
+ * rows/s of each and the time each index adds to the bare COPY; then qso itself, without its
+ * counting trigger, and with the counting of sql/009 alone (filter buckets, no id or month counts).
  */
 async function indexCost(db: Database, big: string, bigCount: number): Promise<void> {
   const pool = db.pool;
@@ -184,18 +193,41 @@ async function indexCost(db: Database, big: string, bigCount: number): Promise<v
     return secondsTaken;
   };
   console.log(machine());
-  const bare = await timed('bare (primary key + duplicate index)', []);
-  const costs: Array<[string, number]> = [];
-  for (const index of (await qsoIndexes(pool)).filter((i) => i.name !== 'qso_pkey' && i.name !== 'qso_dupe_key')) {
-    costs.push([index.name, (await timed(`bare + ${index.name}`, [index])) - bare]);
-  }
+  const others = (await qsoIndexes(pool)).filter((i) => i.name !== 'qso_pkey' && i.name !== 'qso_dupe_key');
+  await timed('warm-up (bare)', []);
+  // The bare COPY before and after the single indexes: their spread is this run's noise.
+  const bareFirst = await timed('bare (primary key + duplicate index)', []);
+  const single: Array<[string, number]> = [];
+  for (const index of others) single.push([index.name, await timed(`bare + ${index.name}`, [index])]);
+  const bareLast = await timed('bare again', []);
+  const allIndexes = await timed('bare + every index of qso (no foreign key, no triggers)', others);
   await pool.query('DROP TABLE qso_bare');
   await pool.query('CHECKPOINT');
-  const full = await copyCeiling(pool, copyPath, station);
-  report('  qso itself (every index, foreign key, triggers)', rows, full, statSync(copyPath).size);
-  console.log(`\n| index | seconds added to the bare COPY of ${rows} rows | % of the bare COPY |\n|---|---|---|`);
-  for (const [name, added] of costs) console.log(`| ${name} | ${added.toFixed(2)} | ${((added / bare) * 100).toFixed(0)} % |`);
-  console.log(`| all of qso (indexes, foreign key, triggers) | ${(full - bare).toFixed(2)} | ${(((full - bare) / bare) * 100).toFixed(0)} % |`);
+  const copyQso = async (what: string) => {
+    await pool.query('TRUNCATE qso CASCADE');
+    await pool.query('CHECKPOINT');
+    const secondsTaken = await copyCeiling(pool, copyPath, station);
+    report(`  ${what}`, rows, secondsTaken, statSync(copyPath).size);
+    return secondsTaken;
+  };
+  const full = await copyQso('qso itself (every index, foreign key, triggers)');
+  // The counting trigger's share: without it, and with the one table of counts sql/009 kept.
+  await pool.query('ALTER TABLE qso DISABLE TRIGGER qso_counts_insert');
+  const uncounted = await copyQso('qso without the counting trigger');
+  await pool.query('ALTER TABLE qso ENABLE TRIGGER qso_counts_insert');
+  await replaceCountingFunction(pool, '009_qso_counts.sql');
+  const bucketsOnly = await copyQso('qso counting per filter bucket only (the trigger of sql/009)');
+  await replaceCountingFunction(pool, '013_qso_month_counts.sql');
+  const bare = (bareFirst + bareLast) / 2;
+  const row = (what: string, secondsTaken: number) =>
+    `| ${what} | ${Math.round(rows / secondsTaken)} | ${(secondsTaken - bare).toFixed(2)} | ${(((secondsTaken - bare) / bare) * 100).toFixed(0)} % |`;
+  console.log(`\n| COPY of ${rows} rows into | rows/s | seconds over the bare COPY | % of the bare COPY |\n|---|---|---|---|`);
+  console.log(`| bare: primary key + duplicate index (mean of ${bareFirst.toFixed(2)} and ${bareLast.toFixed(2)} s) | ${Math.round(rows / bare)} | | |`);
+  for (const [name, secondsTaken] of single) console.log(row(`bare + ${name}`, secondsTaken));
+  console.log(row(`bare + all ${others.length} other indexes`, allIndexes));
+  console.log(row('qso (all indexes, the foreign key, the counting and feed triggers)', full));
+  console.log(row('qso without the counting trigger', uncounted));
+  console.log(row('qso counting per filter bucket only (sql/009, before the id and month counts)', bucketsOnly));
   console.log(machine());
 }
 

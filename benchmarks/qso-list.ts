@@ -14,6 +14,7 @@ import { buildConfig } from '../lib/config.js';
 import { createLogger } from '../lib/log.js';
 import { measureList, numberOption, percentile, scratchDatabase, secondsSince } from './lib/scratch.js';
 import { dataDir, runCli } from './import.js';
+import { startServe } from './lib/serveProcess.js';
 import { mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startServer } from '../lib/server.js';
@@ -101,11 +102,11 @@ for (const [label, query] of scenarios) {
 // --- ADIF paging against the export ------------------------------------------------------
 // A client copying the whole of Home by since_id, 5000 records a page, as loggers and sync tools
 // page (JSON parsed, lastfetchedid sent back), against `logbook export` of the same location (a
-// real process writing a file), in the same sitting. Peak RSS is this process's (server and
-// client); the increase over the paging shows whether the server holds pages.
+// real process writing a file), in the same sitting. The server is a `logbook serve --workers 1`
+// process of its own (as the export is a process of its own), so its peak RSS is the server's.
 {
-  const rssBefore = process.memoryUsage().rss;
-  let peakRss = rssBefore;
+  const serve = await startServe(database.url);
+  const idleRss = serve.peakRssMb();
   const pageTimes: number[] = [];
   let sinceId = 0;
   let paged = 0;
@@ -113,17 +114,18 @@ for (const [label, query] of scenarios) {
   const began = process.hrtime.bigint();
   for (;;) {
     const pageStart = process.hrtime.bigint();
-    const response = await fetch(`${server.url}/api/v2/qso?format=adif&per_page=5000&station_id=${home}&since_id=${sinceId}`, { headers });
+    const response = await fetch(`${serve.url}/api/v2/qso?format=adif&per_page=5000&station_id=${home}&since_id=${sinceId}`, { headers });
     const text = await response.text();
-    const page = JSON.parse(text) as { data: { exported: number; lastfetchedid: number }; meta: { total: number } };
+    const page = JSON.parse(text) as { data: { exported: number; lastfetchedid: number } };
     pageTimes.push(seconds(pageStart) * 1000);
-    peakRss = Math.max(peakRss, process.memoryUsage().rss);
     if (page.data.exported === 0) break;
     paged += page.data.exported;
     bytes += text.length;
     sinceId = page.data.lastfetchedid;
   }
   const pagingSeconds = seconds(began);
+  const peakRss = serve.peakRssMb();
+  await serve.stop();
   pageTimes.sort((a, b) => a - b);
   await mkdir(dataDir, { recursive: true });
   const exportFile = join(dataDir, `export-home-${process.pid}.adi`);
@@ -134,7 +136,7 @@ for (const [label, query] of scenarios) {
   console.log(
     `\nADIF paging of Home by since_id, per_page 5000: ${paged} QSOs in ${pageTimes.length} requests, ${pagingSeconds.toFixed(2)} s = ` +
       `${Math.round(pagingRate)} QSOs/s, ${(bytes / 1048576 / pagingSeconds).toFixed(1)} MB/s of JSON; page p50 ${percentile(pageTimes, 50).toFixed(1)} ms, ` +
-      `p99 ${percentile(pageTimes, 99).toFixed(1)} ms; RSS ${(rssBefore / 1048576).toFixed(0)} MiB before, peak ${(peakRss / 1048576).toFixed(0)} MiB`,
+      `p99 ${percentile(pageTimes, 99).toFixed(1)} ms; server RSS ${idleRss.toFixed(0)} MiB idle, peak ${peakRss.toFixed(0)} MiB`,
   );
   console.log(
     `logbook export --station Home (a process, to a file): ${exportRun.seconds.toFixed(2)} s = ${Math.round(exportRate)} QSOs/s, ` +

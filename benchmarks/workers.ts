@@ -6,11 +6,9 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/workers.ts \
  *     [--workers N (default: CPUs)] [--clients 32] [--seconds 8]
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
 import { numberOption, percentile, scratchDatabase, secondsSince } from './lib/scratch.js';
+import { startServe } from './lib/serveProcess.js';
 import { createUser } from '../lib/accounts/users.js';
 import { createStation } from '../lib/accounts/stations.js';
 import { createToken } from '../lib/auth/tokens.js';
@@ -19,39 +17,12 @@ import { createKey } from '../lib/auth/keys.js';
 const WORKERS = numberOption('workers', availableParallelism());
 const CLIENTS = numberOption('clients', 32);
 const SECONDS = numberOption('seconds', 8);
-const bin = join(import.meta.dirname, '..', 'bin', 'logbook.js');
 
 const database = await scratchDatabase('workers');
 const userId = await createUser(database.pool, { username: 'bench', callsign: 'DL1BEN' });
 const stationId = await createStation(database.pool, { userId, name: 'Home', callsign: 'DL1BEN', gridsquare: 'JO62QM' });
 const { token } = await createToken(database.pool, { userId, createdBy: userId, name: 'bench', scopes: ['qso:read', 'qso:write'], expiresAt: null });
 const key = await createKey(database.pool, userId, 'rw');
-
-async function serve(workers: number): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--workers', String(workers)], {
-    env: { ...process.env, DATABASE_URL: database.url, LOGBOOK_QUIET: '0' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let log = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (chunk: Buffer) => {
-      log += chunk.toString();
-      const match = /"msg":"listening".*"url":"([^"]+)"/.exec(log);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', () => reject(new Error(`serve exited: ${log}`)));
-  });
-  // The request log of every request would be written to this pipe: drop it.
-  child.stderr.resume();
-  return {
-    url,
-    async stop() {
-      const exited = once(child, 'exit');
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
 
 let serial = 0;
 async function load(url: string, door: 'v1' | 'v2'): Promise<string> {
@@ -80,7 +51,7 @@ async function load(url: string, door: 'v1' | 'v2'): Promise<string> {
 
 console.log(`| processes | door | ${CLIENTS} clients, ${SECONDS} s |\n|---|---|---|`);
 for (const workers of [1, WORKERS]) {
-  const server = await serve(workers);
+  const server = await startServe(database.url, { workers });
   for (const door of ['v2', 'v1'] as const) console.log(`| ${workers} | ${door} | ${await load(server.url, door)} |`);
   await server.stop();
 }

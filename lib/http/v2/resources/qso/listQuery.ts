@@ -173,11 +173,23 @@ export function pageSql(list: ListQuery, output: PageOutput = QSO_OBJECT_OUTPUT,
   }
   // Cast: the ADIF page hands its values over as settings (text) for its COPY.
   const limit = `${params.add(perPage)}::bigint`;
-  const skip = `${params.add(offset)}::bigint`;
-
-  let candidates: string;
   const stations = list.scope.stationIds;
-  if (stations.length >= 1 && stations.length <= MAX_MERGE_BRANCHES) {
+  const merged = stations.length >= 1 && stations.length <= MAX_MERGE_BRANCHES;
+
+  // A page from the start of an id range (every page a client follows by since_id) has nothing
+  // to skip: whole rows are read in id order straight from each location's qso_station_id, as
+  // the export reads them, without the deferred join's primary-key lookup per row.
+  if (!byTime && offset === 0) {
+    const rows = (scoped: string) => `SELECT ${output.select} FROM qso q ${output.joins} WHERE ${scoped} ORDER BY q.id LIMIT ${limit}`;
+    const text = merged
+      ? `SELECT u.* FROM (${stations.map((station) => `(${rows(`q.station_id = ${params.add(station)}::int AND ${conditions}`)})`).join(' UNION ALL ')}) u ORDER BY u.id LIMIT ${limit}`
+      : rows(conditions);
+    return { text, values: params.values };
+  }
+
+  const skip = `${params.add(offset)}::bigint`;
+  let candidates: string;
+  if (merged) {
     const reach = `${params.add(offset + perPage)}::bigint`;
     const branches = stations.map(
       (station) => `(SELECT q.id, q.time_on FROM qso q WHERE q.station_id = ${params.add(station)}::int AND ${conditions}

@@ -1,0 +1,62 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const bin = join(import.meta.dirname, '..', '..', 'bin', 'logbook.js');
+
+/** A `logbook serve` process (the real command, needs `npm run build`) on a free port. */
+export interface ServeProcess {
+  url: string;
+  /** Peak RSS (VmHWM) of the serve process, in MiB: with --workers 1 the one process that serves. */
+  peakRssMb(): number;
+  stop(): Promise<void>;
+}
+
+export interface ServeOptions {
+  /** `--workers` (default 1: the one process serves, so VmHWM is the server's). */
+  workers?: number;
+  /** A configuration (config.json) for the process, written to a temporary file. */
+  config?: Record<string, unknown>;
+}
+
+export async function startServe(databaseUrl: string, { workers = 1, config }: ServeOptions = {}): Promise<ServeProcess> {
+  const args = [bin, 'serve', '--workers', String(workers), '--port', '0'];
+  if (config !== undefined) {
+    const path = join(mkdtempSync(join(tmpdir(), 'logbook-bench-')), 'config.json');
+    writeFileSync(path, JSON.stringify(config));
+    args.push('--config', path);
+  }
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, DATABASE_URL: databaseUrl, LOGBOOK_CONFIG: '', LOGBOOK_QUIET: '' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let log = '';
+  child.stderr.setEncoding('utf8');
+  const url = await new Promise<string>((resolve, reject) => {
+    const listen = (text: string) => {
+      log += text;
+      const listening = /"msg":"listening".*?"url":"([^"]+)"/.exec(log);
+      if (!listening) return;
+      // The request log of every request would be written to this pipe from now on: drop it.
+      child.stderr.off('data', listen);
+      child.stderr.resume();
+      resolve(listening[1]!);
+    };
+    child.stderr.on('data', listen);
+    child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${log}`)));
+  });
+  return {
+    url,
+    peakRssMb() {
+      const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+      return hwm ? Number(hwm[1]) / 1024 : NaN;
+    },
+    async stop() {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
