@@ -169,7 +169,7 @@ async function copyBare(db: pg.Pool, copyPath: string): Promise<number> {
 /** Replaces the counting trigger's function with the one a migration file defines (its last definition there). */
 async function replaceCountingFunction(db: pg.Pool, migration: string): Promise<void> {
   const text = readFileSync(join(root, 'sql', migration), 'utf8');
-  const start = text.lastIndexOf('FUNCTION qso_counts_record()');
+  const start = text.lastIndexOf('FUNCTION qso_counts_record() RETURNS trigger');
   const end = text.indexOf('$$;', start) + 3;
   await db.query(`CREATE OR REPLACE ${text.slice(start, end)}`);
 }
