@@ -151,7 +151,8 @@ async function countRows(db: pg.Pool, filters: ConfirmationFilters): Promise<num
  * The total when every filter is one qso_counts keeps (scope, types, band, mode; docs/api-v2/qso.md
  * "Totals"): a row is a type received ('Y') with a received date, so per type the QSOs received
  * (a sum over the buckets) less those received without a date (counted: the start of the type's
- * partial index `qso_conf_<type>`, where a NULL date sorts, a handful of QSOs). One statement, so
+ * partial index `qso_conf_<type>`, where a NULL date sorts, a handful of QSOs; the QSO filters
+ * applied to them afterwards). One statement, so
  * one snapshot: exact while writers run, without reading every confirmed QSO.
  */
 async function countFromBuckets(db: pg.Pool, filters: ConfirmationFilters): Promise<number> {
@@ -160,14 +161,20 @@ async function countFromBuckets(db: pg.Pool, filters: ConfirmationFilters): Prom
   const band = filters.band === null ? null : bandCondition(filters.band, params, 'c');
   if (band) onBuckets.push(band);
   if (filters.mode !== null) onBuckets.push(modeCondition(filters.mode, params, 'c'));
-  const onQsos = [...scopeConditions(filters.scope, params), ...qsoConditions(filters, params)];
+  const scope = scopeConditions(filters.scope, params).join(' AND ');
+  const onQsos = ['true', ...qsoConditions(filters, params)].join(' AND ');
   const received = filters.types.map((type) => `coalesce(sum(c.n) FILTER (WHERE c.${CONFIRMATION_TYPES[type].status} = 'Y'), 0)`);
-  const undated = filters.types.map((type) => {
+  // The undated are found first, alone (MATERIALIZED): with a band or mode beside them the
+  // planner takes `date IS NULL` for the column's many unconfirmed QSOs and reads the filter's
+  // index instead.
+  const undated = filters.types.map((type, i) => {
     const { status, date } = CONFIRMATION_TYPES[type];
-    return `(SELECT count(*) FROM qso q WHERE ${[...onQsos, `q.${status} = 'Y'`, `q.${date} IS NULL`].join(' AND ')})`;
+    return `undated_${i} AS MATERIALIZED (SELECT * FROM qso q WHERE ${scope} AND q.${status} = 'Y' AND q.${date} IS NULL)`;
   });
   const { rows } = await db.query<{ total: number }>(
-    `SELECT ((SELECT ${received.join(' + ')} FROM qso_counts c WHERE ${onBuckets.join(' AND ')}) - ${undated.join(' - ')})::int AS total`,
+    `WITH ${undated.join(', ')}
+     SELECT ((SELECT ${received.join(' + ')} FROM qso_counts c WHERE ${onBuckets.join(' AND ')})
+             - ${filters.types.map((_, i) => `(SELECT count(*) FROM undated_${i} q WHERE ${onQsos})`).join(' - ')})::int AS total`,
     params.values,
   );
   return rows[0]!.total;
