@@ -161,20 +161,21 @@ async function countFromBuckets(db: pg.Pool, filters: ConfirmationFilters): Prom
   const band = filters.band === null ? null : bandCondition(filters.band, params, 'c');
   if (band) onBuckets.push(band);
   if (filters.mode !== null) onBuckets.push(modeCondition(filters.mode, params, 'c'));
-  const scope = scopeConditions(filters.scope, params).join(' AND ');
-  const onQsos = ['true', ...qsoConditions(filters, params)].join(' AND ');
+  const scope = scopeConditions(filters.scope, params, 'u').join(' AND ');
+  const onQsos = qsoConditions(filters, params);
   const received = filters.types.map((type) => `coalesce(sum(c.n) FILTER (WHERE c.${CONFIRMATION_TYPES[type].status} = 'Y'), 0)`);
-  // The undated are found first, alone (MATERIALIZED): with a band or mode beside them the
-  // planner takes `date IS NULL` for the column's many unconfirmed QSOs and reads the filter's
-  // index instead.
-  const undated = filters.types.map((type, i) => {
+  // The undated are found alone first, with the filters applied to them afterwards: beside a
+  // band or mode the planner takes `date IS NULL` for the column's many unconfirmed QSOs and
+  // reads the filter's whole index instead of the start of the type's partial one.
+  const undated = filters.types.map((type) => {
     const { status, date } = CONFIRMATION_TYPES[type];
-    return `undated_${i} AS MATERIALIZED (SELECT * FROM qso q WHERE ${scope} AND q.${status} = 'Y' AND q.${date} IS NULL)`;
+    const found = `SELECT u.id FROM qso u WHERE ${scope} AND u.${status} = 'Y' AND u.${date} IS NULL`;
+    return onQsos.length === 0
+      ? `(SELECT count(*) FROM (${found}) f)`
+      : `(SELECT count(*) FROM qso q WHERE q.id = ANY(ARRAY(${found})) AND ${onQsos.join(' AND ')})`;
   });
   const { rows } = await db.query<{ total: number }>(
-    `WITH ${undated.join(', ')}
-     SELECT ((SELECT ${received.join(' + ')} FROM qso_counts c WHERE ${onBuckets.join(' AND ')})
-             - ${filters.types.map((_, i) => `(SELECT count(*) FROM undated_${i} q WHERE ${onQsos})`).join(' - ')})::int AS total`,
+    `SELECT ((SELECT ${received.join(' + ')} FROM qso_counts c WHERE ${onBuckets.join(' AND ')}) - ${undated.join(' - ')})::int AS total`,
     params.values,
   );
   return rows[0]!.total;
