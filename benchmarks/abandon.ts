@@ -103,5 +103,10 @@ console.log(line('alone', alone));
 console.log(line(`while ${HEAVY} heavy lists are started and abandoned`, during));
 console.log(`\nheavy list statements still running 0.5 s after the last was abandoned: ${lingering}; target p99 < 100 ms: ${percentile(during, 99) < 100 ? 'met' : 'missed'}`);
 
+if (process.argv.includes('--debug-close')) {
+  console.log('closing the server');
+  setInterval(() => console.log(`  waiting: ${(server.server as unknown as { _connections: number })._connections} connections, pool total ${db.totalCount} idle ${db.idleCount} waiting ${db.waitingCount}, bulk total ${database.bulkPool.totalCount} idle ${database.bulkPool.idleCount} waiting ${database.bulkPool.waitingCount}`), 2000).unref();
+}
 await server.close();
+if (process.argv.includes('--debug-close')) console.log('server closed');
 await database.dispose();

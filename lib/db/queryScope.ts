@@ -61,11 +61,19 @@ export class ScopedPool extends pg.Pool {
     );
   }
 
-  /** Marks the scope abandoned and terminates the backends it holds; later check-outs fail. */
+  /**
+   * Marks the scope abandoned, terminates the backends it holds and hands their connections back
+   * to the pool as broken (it discards them); later check-outs fail. The hand-back cannot wait
+   * for the work using them: a cursor stream destroyed on a terminated connection (pg-query-stream)
+   * waits for a ReadyForQuery that never comes, so that work never releases its connection, and
+   * a few abandoned lists would hold every connection of the bulk pool for good.
+   */
   async abandon(scope: QueryScope): Promise<void> {
     scope.abandoned = true;
-    const pids = [...scope.held].map(backendPid).filter((pid): pid is number => pid !== null);
+    const held = [...scope.held];
+    const pids = held.map(backendPid).filter((pid): pid is number => pid !== null);
     if (pids.length > 0) await this.control.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [pids]);
+    for (const client of held) client.release(new AbandonedError('the request was abandoned by its client'));
   }
 
   override async end(): Promise<void> {
@@ -99,8 +107,12 @@ function adopt(scope: QueryScope, client: pg.PoolClient): pg.PoolClient {
   }
   scope.held.add(client);
   // The pool gives every check-out a release function of its own, so wrapping it is per check-out.
+  // Released once: abandon() may hand the connection back before the work using it does.
   const release = client.release;
+  let released = false;
   client.release = (error?: boolean | Error) => {
+    if (released) return;
+    released = true;
     scope.held.delete(client);
     return release(error);
   };

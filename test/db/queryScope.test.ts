@@ -1,5 +1,8 @@
 import t from 'tap';
+import { once } from 'node:events';
+import QueryStream from 'pg-query-stream';
 import { testDatabase } from '../helpers/db.js';
+import { QueryScope, runInQueryScope } from '../../lib/db/queryScope.js';
 
 t.test('a checked-out connection whose backend is terminated fails its work, not the process', async (t) => {
   const db = await testDatabase(t);
@@ -16,4 +19,27 @@ t.test('a checked-out connection whose backend is terminated fails its work, not
   await t.rejects(client.query('SELECT 1'), 'the work using the connection learns of it');
   client.release();
   t.same((await db.pool.query<{ one: number }>('SELECT 1 AS one')).rows, [{ one: 1 }], 'the pool goes on with a fresh connection');
+});
+
+t.test('abandoned cursor streams give their connections back to the pool', async (t) => {
+  const db = await testDatabase(t);
+  const pool = db.bulkPool;
+  // As many abandoned lists as the bulk pool has connections, each mid-query in a cursor stream.
+  const scopes = Array.from({ length: pool.options.max }, () => new QueryScope());
+  const started = await Promise.all(scopes.map((scope) => runInQueryScope(scope, async () => {
+    const client = await pool.connect();
+    const rows = client.query(new QueryStream('SELECT pg_sleep(30)', []));
+    // What a list handler does; on a terminated connection this never settles (the stream's destroy waits forever).
+    once(rows, 'readable').then(() => client.release(), (error: Error) => client.release(error));
+    return client;
+  })));
+  t.equal(started.length, pool.options.max);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  await Promise.all(scopes.map((scope) => pool.abandon(scope)));
+  const next = await Promise.race([
+    pool.connect().then((client) => (client.release(), 'connected')),
+    new Promise((resolve) => setTimeout(() => resolve('still waiting after 5 s'), 5000)),
+  ]);
+  t.equal(next, 'connected', 'a new request gets a connection');
+  t.equal(pool.totalCount <= pool.options.max, true);
 });
