@@ -217,7 +217,7 @@ async function indexCost(db: Database, big: string, bigCount: number): Promise<v
   await pool.query('ALTER TABLE qso ENABLE TRIGGER qso_counts_insert');
   await replaceCountingFunction(pool, '009_qso_counts.sql');
   const bucketsOnly = await copyQso('qso counting per filter bucket only (the trigger of sql/009)');
-  await replaceCountingFunction(pool, '013_qso_month_counts.sql');
+  await replaceCountingFunction(pool, '015_qso_counts_static.sql');
   const bare = (bareFirst + bareLast) / 2;
   const row = (what: string, secondsTaken: number) =>
     `| ${what} | ${Math.round(rows / secondsTaken)} | ${(secondsTaken - bare).toFixed(2)} | ${(((secondsTaken - bare) / bare) * 100).toFixed(0)} % |`;
