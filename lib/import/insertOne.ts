@@ -4,14 +4,16 @@ import { fillDxcc, fillStation, loadImportStation, stationCallsignMismatch } fro
 import { INSERT_COLUMNS, newRow, rowValues } from './rowValues.js';
 import type { ImportOptions, RawRecord } from './types.js';
 import { inQsoTransaction } from '../qso/writeLock.js';
+import { qsoSelectList, type QsoRow } from '../qso/present.js';
 
 /**
  * A single JSON create: the bulk pipeline's rules (normaliser, DXCC and station fill, the
  * duplicate rule through the unique index) in two round trips, the location and one INSERT
- * that also reports the stored duplicate it collided with.
+ * that also reports the stored duplicate it collided with and returns the stored row (a
+ * create's answer shows it: no read back).
  */
 
-export type InsertOneResult = { id: number } | { duplicateOf: number } | { rejected: string[] };
+export type InsertOneResult = { id: number; row: QsoRow } | { duplicateOf: number } | { rejected: string[] };
 
 const COLUMN_LIST = INSERT_COLUMNS.map((column) => column.name).join(', ');
 const VALUE_LIST = INSERT_COLUMNS.map((_, i) => `$${i + 2}`).join(', ');
@@ -24,11 +26,11 @@ const KEY = INSERT_COLUMNS.length + 2;
  */
 const INSERT_SQL = `
   WITH stored AS (
-    INSERT INTO qso (station_id, ${COLUMN_LIST}) VALUES ($1, ${VALUE_LIST})
+    INSERT INTO qso AS q (station_id, ${COLUMN_LIST}) VALUES ($1, ${VALUE_LIST})
     ON CONFLICT DO NOTHING
-    RETURNING id
+    RETURNING ${qsoSelectList('q')}
   )
-  SELECT (SELECT id FROM stored) AS id, (${duplicateLookup(KEY)}) AS duplicate_of`;
+  SELECT stored.*, (${duplicateLookup(KEY)}) AS duplicate_of FROM (SELECT) AS one LEFT JOIN stored ON true`;
 
 const DUPLICATE_SQL = `SELECT (${duplicateLookup(2)}) AS duplicate_of`;
 
@@ -55,9 +57,10 @@ export async function insertOneQso(
   fillStation(qso, station, options.operator, options.defaultOperator);
   const key = [qso.call, qso.timeOn, qso.band, qso.mode];
   const { rows } = await inQsoTransaction(db, [station.userId], (client) =>
-    client.query<{ id: string | number | null; duplicate_of: string | number | null }>(INSERT_SQL, [station.id, ...rowValues(qso, newRow()), ...key]));
-  const { id, duplicate_of: duplicateOf } = rows[0]!;
-  if (id !== null) return { id: Number(id) };
+    client.query<QsoRow & { duplicate_of: string | number | null }>(INSERT_SQL, [station.id, ...rowValues(qso, newRow()), ...key]));
+  // Nothing stored: the row's columns are null (the LEFT JOIN), the duplicate is named.
+  const { duplicate_of: duplicateOf, ...row } = rows[0]!;
+  if ((row.id as number | null) !== null) return { id: row.id, row };
   if (duplicateOf !== null) return { duplicateOf: Number(duplicateOf) };
   const { rows: again } = await db.query<{ duplicate_of: string | number | null }>(DUPLICATE_SQL, [station.id, ...key]);
   if (again[0]!.duplicate_of === null) throw new Error('QSO was neither stored nor found as a duplicate');

@@ -10,8 +10,6 @@ import { isKnownField } from '../../../../adif/fields.js';
 import { importAdif, importRecords } from '../../../../import/pipeline.js';
 import { insertOneQso } from '../../../../import/insertOne.js';
 import type { ImportSummary, RawRecord } from '../../../../import/types.js';
-import { findVisibleQso } from '../../../../qso/repository.js';
-import { qsoScope } from '../../../../qso/scope.js';
 import { presentQso } from '../../../../qso/present.js';
 import { readCreateBody, type AdifText } from './createBody.js';
 import { publishQsoEvent } from '../../../../qso/events.js';
@@ -202,10 +200,8 @@ async function singleCreate(request: RequestContext, members: Record<string, unk
   const result = await insertOneQso(services.db, record, { stationId, frequencyUnit: 'Hz', operator: restrictedOperator(principal) });
   if ('duplicateOf' in result) throw conflict(`Duplicate of QSO ${result.duplicateOf}`, { existing_id: result.duplicateOf });
   if ('rejected' in result) throw validationError(`QSO not stored: ${result.rejected.join('; ')}`, { messages: result.rejected });
-  // The location is the requester's (checked above), so the new QSO is visible within it alone.
-  const row = await findVisibleQso(services.db, qsoScope(principal, [stationId]), result.id);
   publishQsoEvent(services, principal.userId, { type: 'qso_created', qso_id: result.id, station_id: stationId });
-  return created(ctx, result.id, row ? presentQso(row) : { id: result.id });
+  return created(ctx, result.id, presentQso(result.row));
 }
 
 /**
