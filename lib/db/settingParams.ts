@@ -8,9 +8,14 @@ import type pg from 'pg';
  * (`$1::bigint`, `$2::int[]`).
  */
 
-/** A parameter as setting text: arrays in PostgreSQL's array literal form. */
+/**
+ * A parameter as setting text: arrays of integers in PostgreSQL's array literal form. Other
+ * arrays would need quoting inside the literal, so they are refused rather than joined.
+ */
 function settingText(value: unknown): string {
-  return Array.isArray(value) ? `{${value.join(',')}}` : String(value);
+  if (!Array.isArray(value)) return String(value);
+  if (!value.every((item) => Number.isSafeInteger(item))) throw new TypeError('bindAsSettings binds arrays of integers only');
+  return `{${value.join(',')}}`;
 }
 
 /**

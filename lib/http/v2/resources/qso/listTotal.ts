@@ -64,29 +64,37 @@ function outsideSql(list: ListQuery, idBelow: number): Sql {
   return { text: `SELECT count(*)::int AS total FROM qso q WHERE ${[...conditions, outside].join(' AND ')}`, values: params.values };
 }
 
+/**
+ * The total's one statement (or 0 when the id bounds leave nothing), or null when an id bound
+ * with band, mode or qsl_filter needs the smaller side chosen first.
+ */
+function oneStatementTotal(list: ListQuery): Sql | 0 | null {
+  const buckets = list.bucketFilters(new SqlParams(), 'c').length > 0;
+  if (list.callsign !== null) return countSql(list);
+  const dated = list.days.from !== null || list.days.to !== null;
+  if (dated) return buckets || list.idBelow !== null ? countSql(list) : timeRangeSql(list);
+  if (list.idBelow === null) return bucketSql(list);
+  if (list.sinceId + 1 >= list.idBelow) return 0;
+  return buckets ? null : idRangeSql(list, list.sinceId, list.idBelow);
+}
+
 /** QSOs matching the list's filters (`meta.total`); no query when the owner has no station location. */
 export async function countTotal(client: Client, list: ListQuery): Promise<number> {
   if (list.scope.stationIds.length === 0) return 0;
-  const buckets = list.bucketFilters(new SqlParams(), 'c').length > 0;
-  if (list.callsign !== null) return single(client, countSql(list));
-  const dated = list.days.from !== null || list.days.to !== null;
-  if (dated) return single(client, buckets || list.idBelow !== null ? countSql(list) : timeRangeSql(list));
-  if (list.idBelow === null) return single(client, bucketSql(list));
-  if (list.sinceId + 1 >= list.idBelow) return 0;
-  if (!buckets) return single(client, idRangeSql(list, list.sinceId, list.idBelow));
+  const statement = oneStatementTotal(list);
+  if (statement === 0) return 0;
+  if (statement !== null) return single(client, statement);
+  const idBelow = list.idBelow!;
   // Which side is smaller is decided on the unfiltered numbers, which cost two block sums.
   const before = list.sinceId === 0 ? 0 : await single(client, idRangeSql(list, 0, list.sinceId + 1));
-  const between = await single(client, idRangeSql(list, list.sinceId, list.idBelow));
+  const between = await single(client, idRangeSql(list, list.sinceId, idBelow));
   if (between <= before) return single(client, countSql(list));
-  return (await single(client, bucketSql(list))) - (await single(client, outsideSql(list, list.idBelow)));
+  return (await single(client, bucketSql(list))) - (await single(client, outsideSql(list, idBelow)));
 }
 
-/** The statement behind the total when it is one (for EXPLAIN in benchmarks/qso-list.ts). */
+/** The statement behind the total, or its unfiltered id-range sum when it takes several (for EXPLAIN in benchmarks/qso-list.ts). */
 export function totalSqlForExplain(list: ListQuery): Sql {
-  const dated = list.days.from !== null || list.days.to !== null;
-  if (dated && list.callsign === null && list.idBelow === null && list.bucketFilters(new SqlParams(), 'c').length === 0) return timeRangeSql(list);
-  if (list.callsign !== null || dated) return countSql(list);
-  if (list.idBelow === null) return bucketSql(list);
-  if (list.sinceId + 1 >= list.idBelow) return { text: 'SELECT 0 AS total', values: [] };
-  return idRangeSql(list, list.sinceId, list.idBelow);
+  const statement = oneStatementTotal(list);
+  if (statement === 0) return { text: 'SELECT 0 AS total', values: [] };
+  return statement ?? idRangeSql(list, list.sinceId, list.idBelow!);
 }
