@@ -245,6 +245,7 @@ function observeImport(db: pg.Pool, otherStationId: number): { stop(): Promise<O
   const observation: Observation = { locks: new Set(), maxWriteMs: 0, writes: 0 };
   let running = true;
   const loop = (async () => {
+    const otherStation = await loadImportStation(db, otherStationId);
     while (running) {
       const { rows } = await db.query<{ lock: string }>(
         `SELECT DISTINCT CASE WHEN l.locktype = 'advisory' THEN 'advisory lock'
@@ -262,7 +263,7 @@ function observeImport(db: pg.Pool, otherStationId: number): { stop(): Promise<O
       for (const row of rows) observation.locks.add(row.lock);
       const started = process.hrtime.bigint();
       const call = `DL${observation.writes}OBS`;
-      await insertOneQso(db, { CALL: call, QSO_DATE: '20240101', TIME_ON: '1200', BAND: '20m', MODE: 'CW' }, { stationId: otherStationId, frequencyUnit: 'MHz' });
+      await insertOneQso(db, { CALL: call, QSO_DATE: '20240101', TIME_ON: '1200', BAND: '20m', MODE: 'CW' }, otherStation, { frequencyUnit: 'MHz' });
       observation.maxWriteMs = Math.max(observation.maxWriteMs, Number(process.hrtime.bigint() - started) / 1e6);
       observation.writes++;
       await new Promise((resolve) => setTimeout(resolve, 200));

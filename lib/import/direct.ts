@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
 import type pg from 'pg';
 import { SQL_TYPE } from '../db/qsoColumns.js';
-import { loadImportStation, type ImportStation } from './enrich.js';
+import type { ImportStation } from './enrich.js';
 import { UnreadableInputError } from './errors.js';
-import { inQsoTransaction } from '../qso/writeLock.js';
+import { qsoWriterCte } from '../qso/writeLock.js';
 import { importAdif } from './pipeline.js';
 import { RecordProcessor } from './recordProcessor.js';
 import { INSERT_COLUMNS } from './rowValues.js';
@@ -30,11 +30,14 @@ const DEADLOCK_ATTEMPTS = 3;
 const COLUMN_LIST = INSERT_COLUMNS.map((column) => column.name).join(', ');
 /** One array parameter per column, so the statement is the same whatever the number of rows. */
 const ARRAY_LIST = INSERT_COLUMNS.map((column, i) => `$${i + 2}::${SQL_TYPE[column.kind]}[]`).join(', ');
+/** The owner, after the columns. */
+const OWNERS = INSERT_COLUMNS.length + 2;
 
+/** One statement, no transaction around it (lib/qso/writeLock.ts qsoWriterCte). */
 const INSERT_SQL = `
-  WITH stored AS (
+  ${qsoWriterCte(OWNERS)}, stored AS (
     INSERT INTO qso (station_id, ${COLUMN_LIST})
-    SELECT $1, * FROM unnest(${ARRAY_LIST})
+    SELECT $1, rows.* FROM qso_writer, unnest(${ARRAY_LIST}) AS rows
     ON CONFLICT DO NOTHING
     RETURNING id
   )
@@ -45,8 +48,12 @@ const INSERT_SQL = `
  * document with records to match against stored QSOs (a recognised download, a confirm or merge
  * policy) goes through the pipeline, which does the matching.
  */
-export async function importSmallAdif(db: pg.Pool, text: string, options: Omit<ImportOptions, 'dryRun' | 'onProgress' | 'rowsPerBatch'>): Promise<ImportSummary> {
-  const station = await loadImportStation(db, options.stationId);
+export async function importSmallAdif(
+  db: pg.Pool,
+  text: string,
+  station: ImportStation,
+  options: Omit<ImportOptions, 'dryRun' | 'onProgress' | 'rowsPerBatch'>,
+): Promise<ImportSummary> {
   const processor = new RecordProcessor(station, options, null);
   const columns: Array<Array<string | null>> = INSERT_COLUMNS.map(() => []);
   const bytes = Buffer.from(text, 'utf8');
@@ -80,8 +87,8 @@ export async function importSmallAdif(db: pg.Pool, text: string, options: Omit<I
 async function insertRows(db: pg.Pool, station: ImportStation, columns: Array<Array<string | null>>): Promise<StoredRange> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const { rows } = await inQsoTransaction(db, [station.userId], (client) =>
-        client.query<{ stored: number; first_id: string | null; last_id: string | null }>(INSERT_SQL, [station.id, ...columns]));
+      const { rows } = await db.query<{ stored: number; first_id: string | null; last_id: string | null }>(
+        INSERT_SQL, [station.id, ...columns, [station.userId]]);
       const { stored, first_id: firstId, last_id: lastId } = rows[0]!;
       return { stored, firstId: firstId === null ? null : Number(firstId), lastId: lastId === null ? null : Number(lastId) };
     } catch (error) {

@@ -17,17 +17,25 @@ export interface ImportStation {
 
 type Queryable = Pick<pg.Pool, 'query'>;
 
+const STATION_COLUMNS = 'id, user_id AS "userId", callsign, gridsquare';
+
 /**
  * The target location. Inside an import's transaction `lockForImport` takes FOR KEY SHARE on
  * its row, so the location cannot be deleted under a running import (renaming it still can).
  */
 export async function loadImportStation(db: Queryable, stationId: number, lockForImport = false): Promise<ImportStation> {
   const { rows } = await db.query<ImportStation>(
-    `SELECT id, user_id AS "userId", callsign, gridsquare FROM stations WHERE id = $1${lockForImport ? ' FOR KEY SHARE' : ''}`,
+    `SELECT ${STATION_COLUMNS} FROM stations WHERE id = $1${lockForImport ? ' FOR KEY SHARE' : ''}`,
     [stationId],
   );
   if (rows.length === 0) throw new Error(`station location ${stationId} does not exist`);
   return rows[0]!;
+}
+
+/** The location if `ownerId` owns it, else null: a request's ownership check that also loads what its write needs. */
+export async function findOwnedStation(db: Queryable, ownerId: number, stationId: number): Promise<ImportStation | null> {
+  const { rows } = await db.query<ImportStation>(`SELECT ${STATION_COLUMNS} FROM stations WHERE id = $1 AND user_id = $2`, [stationId, ownerId]);
+  return rows[0] ?? null;
 }
 
 /**

@@ -1,32 +1,34 @@
 import type pg from 'pg';
 import { normalizeRecord } from '../adif/normalize.js';
-import { fillDxcc, fillStation, loadImportStation, stationCallsignMismatch } from './enrich.js';
+import { fillDxcc, fillStation, stationCallsignMismatch, type ImportStation } from './enrich.js';
 import { INSERT_COLUMNS, newRow, rowValues } from './rowValues.js';
 import type { ImportOptions, RawRecord } from './types.js';
-import { inQsoTransaction } from '../qso/writeLock.js';
+import { qsoWriterCte } from '../qso/writeLock.js';
 import { qsoSelectList, type QsoRow } from '../qso/present.js';
 
 /**
  * A single JSON create: the bulk pipeline's rules (normaliser, DXCC and station fill, the
- * duplicate rule through the unique index) in two round trips, the location and one INSERT
- * that also reports the stored duplicate it collided with and returns the stored row (a
- * create's answer shows it: no read back).
+ * duplicate rule through the unique index) in one round trip: a single statement that declares
+ * the write, inserts, reports the stored duplicate it collided with and returns the stored row (a
+ * create's answer shows it: no read back). The caller has loaded the location (its ownership
+ * check).
  */
 
 export type InsertOneResult = { id: number; row: QsoRow } | { duplicateOf: number } | { rejected: string[] };
 
 const COLUMN_LIST = INSERT_COLUMNS.map((column) => column.name).join(', ');
 const VALUE_LIST = INSERT_COLUMNS.map((_, i) => `$${i + 2}`).join(', ');
-/** Parameters after the values: the duplicate key again, typed for the lookup. */
+/** Parameters after the values: the duplicate key again, typed for the lookup, then the owner. */
 const KEY = INSERT_COLUMNS.length + 2;
+const OWNERS = KEY + 4;
 
 /**
  * The lookup sees the rows committed before the statement began, so it finds the stored twin of
  * a conflict unless that twin was committed while the INSERT ran (then DUPLICATE_SQL asks again).
  */
 const INSERT_SQL = `
-  WITH stored AS (
-    INSERT INTO qso AS q (station_id, ${COLUMN_LIST}) VALUES ($1, ${VALUE_LIST})
+  ${qsoWriterCte(OWNERS)}, stored AS (
+    INSERT INTO qso AS q (station_id, ${COLUMN_LIST}) SELECT $1, ${VALUE_LIST} FROM qso_writer
     ON CONFLICT DO NOTHING
     RETURNING ${qsoSelectList('q')}
   )
@@ -44,11 +46,11 @@ function duplicateLookup(first: number): string {
 export async function insertOneQso(
   db: pg.Pool,
   record: RawRecord,
-  options: Omit<ImportOptions, 'dryRun' | 'onProgress'>,
+  station: ImportStation,
+  options: Omit<ImportOptions, 'dryRun' | 'onProgress' | 'stationId'>,
 ): Promise<InsertOneResult> {
   const { qso, messages } = normalizeRecord(record, { frequencyUnit: options.frequencyUnit });
   if (qso === null) return { rejected: messages };
-  const station = await loadImportStation(db, options.stationId);
   if (options.checkStationCallsign) {
     const mismatch = stationCallsignMismatch(qso, station);
     if (mismatch !== null) return { rejected: [mismatch] };
@@ -56,8 +58,8 @@ export async function insertOneQso(
   fillDxcc(qso);
   fillStation(qso, station, options.operator, options.defaultOperator);
   const key = [qso.call, qso.timeOn, qso.band, qso.mode];
-  const { rows } = await inQsoTransaction(db, [station.userId], (client) =>
-    client.query<QsoRow & { duplicate_of: string | number | null }>(INSERT_SQL, [station.id, ...rowValues(qso, newRow()), ...key]));
+  const { rows } = await db.query<QsoRow & { duplicate_of: string | number | null }>(
+    INSERT_SQL, [station.id, ...rowValues(qso, newRow()), ...key, [station.userId]]);
   // Nothing stored: the row's columns are null (the LEFT JOIN), the duplicate is named.
   const { duplicate_of: duplicateOf, ...row } = rows[0]!;
   if ((row.id as number | null) !== null) return { id: row.id, row };

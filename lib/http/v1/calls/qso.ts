@@ -4,7 +4,7 @@ import { failed } from '../call.js';
 import { sendEmpty, sendJson } from '../answer.js';
 import { requireWriteKey, type KeyHolder } from '../keyAuth.js';
 import { idValue, phpTruthy } from '../values.js';
-import { foreignStationIds } from '../../../accounts/stations.js';
+import { findOwnedStation } from '../../../import/enrich.js';
 import { importAdif } from '../../../import/pipeline.js';
 import { DIRECT_MAX_CHARS, importSmallAdif } from '../../../import/direct.js';
 import type { ImportSummary } from '../../../import/types.js';
@@ -75,15 +75,14 @@ export const qsoCall: V1Call = {
     const { ctx, services, body } = request;
     const key = await requireWriteKey(request, failed(401, 'missing or wrong api key'), failed(403, 'API key does not have write permissions'));
     const stationId = idValue(body.station_profile_id);
-    if (stationId === null || (await foreignStationIds(services.db, key.userId, [stationId])).length) {
-      throw failed(401, 'station id does not belong to the API key owner.');
-    }
+    const station = stationId === null ? null : await findOwnedStation(services.db, key.userId, stationId);
+    if (station === null) throw failed(401, 'station id does not belong to the API key owner.');
     const { text } = request;
     if (body.type !== 'adif' || text === null || text.text === '') return sendEmpty(ctx);
 
     const dryRun = phpTruthy(request.segment);
     const options = {
-      stationId,
+      stationId: station.id,
       frequencyUnit: 'MHz',
       checkStationCallsign: true,
       operator: forcedOperator(key),
@@ -93,7 +92,7 @@ export const qsoCall: V1Call = {
     try {
       // A logger's few QSOs go straight in (no import lock, no duplicate index of the whole location).
       summary = !dryRun && text.text !== null && text.text.length <= DIRECT_MAX_CHARS
-        ? await importSmallAdif(services.db, text.text, options)
+        ? await importSmallAdif(services.db, text.text, station, options)
         : await importAdif(services.bulkDb, text.open(), { ...options, dryRun, rowsPerBatch: services.config.import_batch_rows });
     } catch (error) {
       // Nothing in the string was ADIF: the caller's mistake, in the v1 failure shape.
@@ -102,7 +101,7 @@ export const qsoCall: V1Call = {
     }
     // A dry run's `imported` counts what would be stored; the original answers 0 and nothing happened.
     const stored = dryRun ? 0 : summary.imported;
-    const event = dryRun ? null : importEvent(stationId, summary);
+    const event = dryRun ? null : importEvent(station.id, summary);
     if (event !== null) publishQsoEvent(services, key.userId, event);
     const ok = summary.failed === 0;
     sendJson(ctx, ok ? 201 : 400, {

@@ -13,7 +13,7 @@ import type { ImportSummary, RawRecord } from '../../../../import/types.js';
 import { presentQso } from '../../../../qso/present.js';
 import { readCreateBody, type AdifText } from './createBody.js';
 import { publishQsoEvent } from '../../../../qso/events.js';
-import { ownedStation } from './scope.js';
+import { ownedStation, type OwnedStation } from './scope.js';
 import { announceImport, importAnswer, importOptions, parseDryRun, readableSummary } from './importAnswer.js';
 import { documentUpload, formUpload } from './upload.js';
 import { IMPORT_POLICY_MEMBERS, readImportPolicy, samePolicy, type ImportPolicy } from './importPolicy.js';
@@ -191,13 +191,14 @@ async function bulkImport(request: RequestContext, members: Record<string, unkno
 }
 
 /** One QSO: 201 with the stored object, 409 for a duplicate; a dry run only checks it. */
-async function singleCreate(request: RequestContext, members: Record<string, unknown>, stationId: number, dryRun: boolean): Promise<HandlerResult> {
+async function singleCreate(request: RequestContext, members: Record<string, unknown>, station: OwnedStation, dryRun: boolean): Promise<HandlerResult> {
+  const stationId = station.id;
   const policyMember = IMPORT_POLICY_MEMBERS.find((name) => members[name] !== undefined);
   if (policyMember !== undefined) throw validationError(`Field "${policyMember}" applies to bulk (qsos) and ADIF imports`, { field: policyMember });
   const record = readRecord(members, {}, CONTROL_MEMBERS);
   const { services, principal, ctx } = request;
   if (dryRun) return importAnswer(await importRecords(services.db, [record], importOptions(request, stationId, true, 'Hz', { insertUnmatched: false })), true);
-  const result = await insertOneQso(services.db, record, { stationId, frequencyUnit: 'Hz', operator: restrictedOperator(principal) });
+  const result = await insertOneQso(services.db, record, station, { frequencyUnit: 'Hz', operator: restrictedOperator(principal) });
   if ('duplicateOf' in result) throw conflict(`Duplicate of QSO ${result.duplicateOf}`, { existing_id: result.duplicateOf });
   if ('rejected' in result) throw validationError(`QSO not stored: ${result.rejected.join('; ')}`, { messages: result.rejected });
   publishQsoEvent(services, principal.userId, { type: 'qso_created', qso_id: result.id, station_id: stationId });
@@ -260,7 +261,7 @@ async function jsonCreate(request: RequestContext, input: Readable): Promise<Han
     if (importType === 'adif') return await adifImport(request, members, adif, running, station.id, dryRun);
     if (adif.kind !== 'absent') throw validationError('Field "adif" needs import_type adif', { field: 'adif' });
     if (members.qsos !== undefined) return await bulkImport(request, members, station.id, dryRun);
-    return await singleCreate(request, members, station.id, dryRun);
+    return await singleCreate(request, members, station, dryRun);
   } catch (error) {
     const cause = await abandon(running, error as Error);
     if (adif.kind === 'spooled') await adif.discard();
