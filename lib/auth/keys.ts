@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { hashSecret, randomHex } from './secrets.js';
+import { hashSecret, LAST_USED_PRECISION, randomHex } from './secrets.js';
 
 /**
  * A new v1 key: the original's `wl` prefix and 128 random bits (32 hex characters). The
@@ -27,12 +27,16 @@ export async function createKey(db: pg.Pool, userId: number, rights: KeyRights, 
   return key;
 }
 
-/** The active key with this value, or null. Marks it used. */
+/** The active key with this value, or null. Marks it used (LAST_USED_PRECISION). */
 export async function findKey(db: pg.Pool, key: unknown): Promise<V1Key | null> {
   if (typeof key !== 'string' || key.length === 0 || key.length > 200) return null;
   const { rows } = await db.query<{ id: number; user_id: number; created_by: number; rights: KeyRights }>(
-    `UPDATE api_keys SET last_used_at = now() WHERE key_hash = $1 AND active
-     RETURNING id, user_id, created_by, rights`,
+    `WITH found AS (SELECT id, user_id, created_by, rights, last_used_at FROM api_keys WHERE key_hash = $1 AND active),
+     used AS (
+       UPDATE api_keys SET last_used_at = now()
+        WHERE id = (SELECT id FROM found WHERE last_used_at IS NULL OR last_used_at < now() - ${LAST_USED_PRECISION})
+     )
+     SELECT id, user_id, created_by, rights FROM found`,
     [hashSecret(key)],
   );
   const row = rows[0];

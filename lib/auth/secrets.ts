@@ -16,3 +16,9 @@ export function safeEqual(a: string, b: string): boolean {
   if (left.length !== right.length || left.length === 0) return false;
   return timingSafeEqual(left, right);
 }
+
+/**
+ * How stale a token's or key's `last_used_at` may be: a use is recorded when the last record is
+ * older, so many clients sharing one token or key do not queue on its row.
+ */
+export const LAST_USED_PRECISION = "interval '1 minute'";

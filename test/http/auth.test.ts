@@ -3,6 +3,7 @@ import { startTestServer } from '../helpers/server.js';
 import { createClub, createOperator } from '../helpers/fixtures.js';
 import { createToken, revokeToken } from '../../lib/auth/tokens.js';
 import { createKey } from '../../lib/auth/keys.js';
+import { hashSecret } from '../../lib/auth/secrets.js';
 import { removeClubMember } from '../../lib/accounts/clubs.js';
 import { requireClubLevel } from '../../lib/http/v2/principal.js';
 import type { ResourceDefinition } from '../../lib/http/v2/resource.js';
@@ -81,6 +82,34 @@ t.test('v2 authentication', async (t) => {
     const e = await server.request('/api/v2/qso', { token: expired.token });
     t.equal(e.status, 401);
     t.equal(e.body.error.code, 'token_expired');
+  });
+
+  t.test('a use is recorded in last_used_at, at most once a minute per token or key', async (t) => {
+    const used = await createToken(db, { userId: op.userId, createdBy: op.userId, name: 'u', scopes: ['qso:read'], expiresAt: null });
+    const lastUse = async () => (await db.query('SELECT last_used_at, xmin::text FROM api_tokens WHERE id = $1', [used.id])).rows[0];
+    t.equal((await lastUse()).last_used_at, null);
+    t.equal((await server.request('/api/v2/qso', { token: used.token })).status, 200);
+    const first = await lastUse();
+    t.ok(first.last_used_at instanceof Date, 'the first use is recorded');
+    await Promise.all(Array.from({ length: 5 }, () => server.request('/api/v2/qso', { token: used.token })));
+    t.same(await lastUse(), first, 'uses within the minute do not rewrite the row');
+    await db.query("UPDATE api_tokens SET last_used_at = now() - interval '2 minutes' WHERE id = $1", [used.id]);
+    t.equal((await server.request('/api/v2/qso', { token: used.token })).status, 200);
+    t.ok((await lastUse()).last_used_at.getTime() > Date.now() - 60_000, 'a use after the minute is recorded again');
+    await revokeToken(db, used.id);
+    await db.query("UPDATE api_tokens SET last_used_at = now() - interval '2 minutes' WHERE id = $1", [used.id]);
+    const before = await lastUse();
+    t.equal((await server.request('/api/v2/qso', { token: used.token })).status, 401);
+    t.same(await lastUse(), before, 'a refused token is not marked used');
+
+    const key = await createKey(db, op.userId, 'r');
+    const keyUse = async () => (await db.query('SELECT last_used_at, xmin::text FROM api_keys WHERE key_hash = $1', [hashSecret(key)])).rows[0];
+    const auth = () => server.request(`/api/auth/${key}`);
+    await auth();
+    const keyFirst = await keyUse();
+    t.ok(keyFirst.last_used_at instanceof Date, 'a v1 key use is recorded');
+    await Promise.all(Array.from({ length: 5 }, auth));
+    t.same(await keyUse(), keyFirst, 'and not rewritten within the minute');
   });
 
   t.test('tokens are stored only as hashes', async (t) => {

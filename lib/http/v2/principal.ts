@@ -2,7 +2,6 @@ import type pg from 'pg';
 import { ApiError } from '../errors.js';
 import { hashSecret } from '../../auth/secrets.js';
 import { V2_TOKEN_PREFIX } from '../../auth/tokens.js';
-import type { Logger } from '../../log.js';
 
 export { OFFICER_LEVEL, restrictedOperator, type ClubContext, type Principal } from '../../auth/principal.js';
 import { OFFICER_LEVEL, type ClubContext, type Principal } from '../../auth/principal.js';
@@ -24,6 +23,8 @@ export function presentedToken(authorization: string | undefined, apiKey: string
   return fallback ? fallback : null;
 }
 
+import { LAST_USED_PRECISION } from '../../auth/secrets.js';
+
 interface TokenLookup {
   id: number;
   name: string;
@@ -39,21 +40,30 @@ interface TokenLookup {
   member_level: number | null;
 }
 
-export async function authenticate(db: pg.Pool, token: string | null, logger: Logger): Promise<Principal> {
+export async function authenticate(db: pg.Pool, token: string | null): Promise<Principal> {
   if (!token) throw new ApiError(401, 'unauthorized', 'Missing API token');
   if (!token.startsWith(V2_TOKEN_PREFIX)) {
     throw new ApiError(401, 'invalid_token', `API v2 requires a ${V2_TOKEN_PREFIX} token; legacy v1 API keys are not accepted`);
   }
+  // The lookup records the use in the same statement, at most once a minute per token: clients
+  // sharing a token would otherwise queue on its row, one UPDATE per request.
   const { rows } = await db.query<TokenLookup>(
-    `SELECT t.id, t.name, t.user_id, t.created_by, t.scopes, t.expires_at, t.revoked_at,
-            o.callsign AS owner_callsign, o.is_club AS owner_is_club,
-            m.callsign AS member_callsign, m.is_admin AS member_is_admin,
-            cm.level AS member_level
-       FROM api_tokens t
-       JOIN users o ON o.id = t.user_id
-       JOIN users m ON m.id = t.created_by
-       LEFT JOIN club_members cm ON cm.club_id = t.user_id AND cm.user_id = t.created_by
-      WHERE t.token_hash = $1`,
+    `WITH found AS (
+       SELECT t.id, t.name, t.user_id, t.created_by, t.scopes, t.expires_at, t.revoked_at, t.last_used_at,
+              o.callsign AS owner_callsign, o.is_club AS owner_is_club,
+              m.callsign AS member_callsign, m.is_admin AS member_is_admin,
+              cm.level AS member_level
+         FROM api_tokens t
+         JOIN users o ON o.id = t.user_id
+         JOIN users m ON m.id = t.created_by
+         LEFT JOIN club_members cm ON cm.club_id = t.user_id AND cm.user_id = t.created_by
+        WHERE t.token_hash = $1
+     ), used AS (
+       UPDATE api_tokens SET last_used_at = now()
+        WHERE id = (SELECT id FROM found WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at >= now())
+                      AND (last_used_at IS NULL OR last_used_at < now() - ${LAST_USED_PRECISION}))
+     )
+     SELECT * FROM found`,
     [hashSecret(token)],
   );
   const row = rows[0];
@@ -67,9 +77,6 @@ export async function authenticate(db: pg.Pool, token: string | null, logger: Lo
     if (level === null) throw new ApiError(403, 'club_access_revoked', 'Club membership of this token has been withdrawn');
     club = { clubId: row.user_id, level, memberCallsign: row.member_callsign };
   }
-  db.query('UPDATE api_tokens SET last_used_at = now() WHERE id = $1', [row.id]).catch((error: Error) =>
-    logger.warn('could not record token use', { token_id: row.id, error: error.message }),
-  );
   return {
     tokenId: row.id,
     tokenName: row.name,
