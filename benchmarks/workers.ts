@@ -1,14 +1,17 @@
 /**
  * Single-create throughput of `logbook serve --workers N` (the real command, as its own
  * processes) against `--workers 1`: 32 clients (this process) posting new QSOs for a few seconds,
- * v2 JSON and v1 api/qso with one ADIF record, into a location of a scratch database.
+ * v2 JSON and v1 api/qso with one ADIF record, into a location of a scratch database. The
+ * ceiling, measured by the same clients against the same processes: v1 `api/version`, the
+ * cheapest authenticated request (the key lookup, one round trip, no write).
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/workers.ts \
  *     [--workers N (default: CPUs)] [--clients 32] [--seconds 8]
  */
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { numberOption, percentile, scratchDatabase, secondsSince } from './lib/scratch.js';
-import { startServe } from './lib/serveProcess.js';
+import { startServe, type ServeProcess } from './lib/serveProcess.js';
+import { cpuSeconds } from './lib/cpuTime.js';
 import { createUser } from '../lib/accounts/users.js';
 import { createStation } from '../lib/accounts/stations.js';
 import { createToken } from '../lib/auth/tokens.js';
@@ -25,8 +28,12 @@ const { token } = await createToken(database.pool, { userId, createdBy: userId, 
 const key = await createKey(database.pool, userId, 'rw');
 
 let serial = 0;
-async function load(url: string, door: 'v1' | 'v2'): Promise<string> {
+type Door = 'v1' | 'v2' | 'ceiling';
+
+async function load({ url, pid }: ServeProcess, door: Door): Promise<{ rate: number; text: string }> {
   const deadline = Date.now() + SECONDS * 1000;
+  const cpuBefore = cpuSeconds(pid);
+  const clientBefore = process.cpuUsage();
   const start = process.hrtime.bigint();
   const latencies: number[] = [];
   const statuses = new Map<number, number>();
@@ -38,21 +45,35 @@ async function load(url: string, door: 'v1' | 'v2'): Promise<string> {
         : JSON.stringify({ key, station_profile_id: stationId, type: 'adif', string: `<call:${call.length}>${call}<band:3>20m<mode:3>FT8<qso_date:8>20260101<time_on:4>1200<eor>` });
       const headers: Record<string, string> = { 'content-type': 'application/json', ...(door === 'v2' ? { authorization: `Bearer ${token}` } : {}) };
       const begin = process.hrtime.bigint();
-      const response = await fetch(door === 'v2' ? `${url}/api/v2/qso` : `${url}/api/qso`, { method: 'POST', headers, body });
+      const path = { v2: '/api/v2/qso', v1: '/api/qso', ceiling: '/api/version' }[door];
+      const response = await fetch(url + path, { method: 'POST', headers, body: door === 'ceiling' ? JSON.stringify({ key }) : body });
       await response.arrayBuffer();
       latencies.push(secondsSince(begin) * 1000);
       statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
     }
   }));
   const elapsed = secondsSince(start);
+  const cpuAfter = cpuSeconds(pid);
+  const client = process.cpuUsage(clientBefore);
   latencies.sort((a, b) => a - b);
-  return `${Math.round(latencies.length / elapsed)} req/s (${[...statuses].map(([s, n]) => `${n} × ${s}`).join(', ')}), p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms`;
+  const rate = latencies.length / elapsed;
+  const perRequest = (seconds: number) => ((seconds * 1e6) / latencies.length).toFixed(0);
+  const text = `${Math.round(rate)} req/s (${[...statuses].map(([s, n]) => `${n} × ${s}`).join(', ')}), p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms | `
+    + `${perRequest(cpuAfter.server - cpuBefore.server)} / ${perRequest(cpuAfter.postgres - cpuBefore.postgres)} / ${perRequest((client.user + client.system) / 1e6)}`;
+  return { rate, text };
 }
 
-console.log(`| processes | door | ${CLIENTS} clients, ${SECONDS} s |\n|---|---|---|`);
+console.log(`load average at start: ${loadavg().map((n) => n.toFixed(1)).join(' ')}`);
+console.log(`| processes | door | ${CLIENTS} clients, ${SECONDS} s | CPU µs per request: server / PostgreSQL / clients | vs ceiling |\n|---|---|---|---|---|`);
 for (const workers of [1, WORKERS]) {
   const server = await startServe(database.url, { workers });
-  for (const door of ['v2', 'v1'] as const) console.log(`| ${workers} | ${door} | ${await load(server.url, door)} |`);
+  const ceiling = await load(server, 'ceiling');
+  console.log(`| ${workers} | ceiling: v1 api/version | ${ceiling.text} | 100 % |`);
+  for (const door of ['v2', 'v1'] as const) {
+    const { rate, text } = await load(server, door);
+    console.log(`| ${workers} | ${door} create | ${text} | ${Math.round((100 * rate) / ceiling.rate)} % |`);
+  }
   await server.stop();
 }
+console.log(`load average at end: ${loadavg().map((n) => n.toFixed(1)).join(' ')}`);
 await database.dispose();

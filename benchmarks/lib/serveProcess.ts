@@ -6,9 +6,13 @@ import { join } from 'node:path';
 
 const bin = join(import.meta.dirname, '..', '..', 'bin', 'logbook.js');
 
-/** A `logbook serve` process (the real command, needs `npm run build`) on a free port. */
+/**
+ * A `logbook serve` process (the real command, needs `npm run build`) on a free port. With
+ * SERVE_PROF=<folder> in the environment it writes V8 CPU profiles there (`node --cpu-prof`).
+ */
 export interface ServeProcess {
   url: string;
+  pid: number;
   /** Peak RSS (VmHWM) of the serve process, in MiB: with --workers 1 the one process that serves. */
   peakRssMb(): number;
   stop(): Promise<void>;
@@ -28,7 +32,7 @@ export async function startServe(databaseUrl: string, { workers = 1, config }: S
     writeFileSync(path, JSON.stringify(config));
     args.push('--config', path);
   }
-  const child = spawn(process.execPath, args, {
+  const child = spawn(process.execPath, [...(process.env.SERVE_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.SERVE_PROF] : []), ...args], {
     env: { ...process.env, DATABASE_URL: databaseUrl, LOGBOOK_CONFIG: '', LOGBOOK_QUIET: '' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -49,6 +53,7 @@ export async function startServe(databaseUrl: string, { workers = 1, config }: S
   });
   return {
     url,
+    pid: child.pid!,
     peakRssMb() {
       const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
       return hwm ? Number(hwm[1]) / 1024 : NaN;
