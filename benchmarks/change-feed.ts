@@ -7,7 +7,7 @@
  *
  * 1. Following the feed from the start (no cursor, per_page 5000) until has_more is false, the
  *    client parsing every page's JSON: QSOs/s, MB/s, page latency p50/p90/p99, the server's peak
- *    RSS. Ceiling in the same run: the same rows read by keyset pages of 5000 through pg (a plain
+ *    RSS; then the same with omit_empty=true (only the QSOs' set fields). Ceiling in the same run: the same rows read by keyset pages of 5000 through pg (a plain
  *    SELECT of the page's columns ordered by (txid, id)), rows parsed by pg into objects.
  * 2. Single pages of 5000: the first, a middle one, the last one, the page of a client that is up
  *    to date; then, after 5,000 deletions and 5,000 edits (two transactions), the page of
@@ -135,8 +135,8 @@ async function main(): Promise<void> {
     // Where a page's time goes, as the client sees it: until the answer's head, until its last
     // byte, and the client's own JSON.parse.
     const phases = { head: [] as number[], body: [] as number[], parse: [] as number[] };
-    const getPage = async (cursor: string | null): Promise<{ page: Page; bytes: number }> => {
-      const url = `${base}/api/v2/qso/changes?per_page=${PER_PAGE}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
+    const getPage = async (cursor: string | null, extra = ''): Promise<{ page: Page; bytes: number }> => {
+      const url = `${base}/api/v2/qso/changes?per_page=${PER_PAGE}${extra}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
       const begin = performance.now();
       const response = await fetch(url, { headers });
       const head = performance.now();
@@ -167,27 +167,31 @@ async function main(): Promise<void> {
     // --- 1. following the feed from the start --------------------------------------------------
     const idleRss = memory('VmRSS');
     await getPage(null); // one warm-up request (JIT, connections)
-    for (const phase of Object.values(phases)) phase.length = 0;
-    const cursors: string[] = [];
-    const pageTimes: number[] = [];
-    let changes = 0;
-    let bytes = 0;
-    let cursor: string | null = null;
-    start = process.hrtime.bigint();
-    for (;;) {
+    const followFeed = async (extra: string) => {
+      for (const phase of Object.values(phases)) phase.length = 0;
+      const cursors: string[] = [];
+      const pageTimes: number[] = [];
+      let changes = 0;
+      let bytes = 0;
+      let cursor: string | null = null;
       const begin = process.hrtime.bigint();
-      const { page, bytes: n } = await getPage(cursor);
-      pageTimes.push(secondsSince(begin) * 1000);
-      changes += page.data.length;
-      bytes += n;
-      cursors.push(cursor ?? '');
-      cursor = page.meta.cursor;
-      if (!page.meta.has_more) break;
-    }
-    const followSeconds = secondsSince(start);
-    const upToDate = cursor!;
+      for (;;) {
+        const pageBegin = process.hrtime.bigint();
+        const { page, bytes: n } = await getPage(cursor, extra);
+        pageTimes.push(secondsSince(pageBegin) * 1000);
+        changes += page.data.length;
+        bytes += n;
+        cursors.push(cursor ?? '');
+        cursor = page.meta.cursor;
+        if (!page.meta.has_more) break;
+      }
+      const phaseP50 = Object.fromEntries(Object.entries(phases).map(([name, times]) => [name, ms(stats(times).p50)]));
+      return { cursors, changes, bytes, seconds: secondsSince(begin), times: stats(pageTimes), upToDate: cursor!, phaseP50 };
+    };
+    const full = await followFeed('');
+    const lean = await followFeed('&omit_empty=true');
+    const { cursors, upToDate } = full;
     const peakRss = memory('VmHWM');
-    const follow = stats(pageTimes);
 
     start = process.hrtime.bigint();
     let plainRows = 0;
@@ -198,19 +202,20 @@ async function main(): Promise<void> {
       at = { txid: rows.at(-1)!.txid, id: rows.at(-1)!.id };
     }
     const plainSeconds = secondsSince(start);
-    const feedRate = changes / followSeconds;
     const plainRate = plainRows / plainSeconds;
     console.log(`\n${machine()}`);
-    console.log(
-      `follow from the start, per_page ${PER_PAGE}: ${changes} changes in ${cursors.length} pages, ${followSeconds.toFixed(2)} s: ` +
-        `${Math.round(feedRate)} QSOs/s, ${(bytes / 1024 / 1024 / followSeconds).toFixed(1)} MB/s (${(bytes / changes).toFixed(0)} bytes per change); ` +
-        `page p50 ${ms(follow.p50)}, p90 ${ms(follow.p90)}, p99 ${ms(follow.p99)} ms`,
-    );
-    const p50 = (times: number[]) => ms(stats(times).p50);
-    console.log(`  page p50 by phase: until the answer's head ${p50(phases.head)} ms, its body ${p50(phases.body)} ms, the client's JSON.parse ${p50(phases.parse)} ms`);
+    for (const [label, run] of [['', full], [', omit_empty=true', lean]] as const) {
+      const feedRate = run.changes / run.seconds;
+      console.log(
+        `follow from the start, per_page ${PER_PAGE}${label}: ${run.changes} changes in ${run.cursors.length} pages, ${run.seconds.toFixed(2)} s: ` +
+          `${Math.round(feedRate)} QSOs/s, ${(run.bytes / 1024 / 1024 / run.seconds).toFixed(1)} MB/s (${(run.bytes / run.changes).toFixed(0)} bytes per change); ` +
+          `page p50 ${ms(run.times.p50)}, p90 ${ms(run.times.p90)}, p99 ${ms(run.times.p99)} ms`,
+      );
+      console.log(`  page p50 by phase: until the answer's head ${run.phaseP50.head} ms, its body ${run.phaseP50.body} ms, the client's JSON.parse ${run.phaseP50.parse} ms`);
+      console.log(`  feed at ${((feedRate / plainRate) * 100).toFixed(0)} % of the ceiling; target ≥ 100,000 QSOs/s: ${feedRate >= 100_000 ? 'met' : 'MISSED'}`);
+    }
     console.log(`  server RSS idle ${idleRss.toFixed(0)} MiB, peak ${peakRss.toFixed(0)} MiB`);
-    console.log(`  ceiling, plain keyset SELECT of the same rows through pg: ${plainRows} rows in ${plainSeconds.toFixed(2)} s, ${Math.round(plainRate)} rows/s; feed at ${((feedRate / plainRate) * 100).toFixed(0)} % of it`);
-    console.log(`  target ≥ 100,000 QSOs/s: ${feedRate >= 100_000 ? 'met' : 'MISSED'}`);
+    console.log(`  ceiling, plain keyset SELECT of the same rows through pg: ${plainRows} rows in ${plainSeconds.toFixed(2)} s, ${Math.round(plainRate)} rows/s`);
 
     // --- 2. single pages ----------------------------------------------------------------------
     const principalScope = { scope: { stationIds: [home], operator: null }, ownerId, filtered: false, perPage: PER_PAGE };

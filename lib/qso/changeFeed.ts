@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { SqlParams } from '../db/sqlParams.js';
 import type { ChangeBounds } from './changeBounds.js';
 import { START, type ChangeCursor } from './changeCursor.js';
-import { qsoSelectList, renderQsoJson } from './present.js';
+import { qsoSelectList, renderQsoJson, renderSetQsoJson } from './present.js';
 import type { QsoScope } from './scope.js';
 
 /**
@@ -82,10 +82,11 @@ export function changePageSql(request: ChangeRequest, bounds: ChangeBounds): { t
   };
 }
 
-/** The change object of a row, as JSON text: `{change, id, station_id, qso}`. */
-export function changeJson(row: ChangeRow): string {
+/** The change object of a row, as JSON text: `{change, id, station_id, qso}`; `omitEmpty`: the QSO's set fields only. */
+export function changeJson(row: ChangeRow, omitEmpty = false): string {
   const [kind, , id, stationId] = row;
-  return `{"change":"${kind === 1 ? 'upsert' : 'delete'}","id":${id},"station_id":${stationId},"qso":${kind === 1 ? renderQsoJson(row, 4) : 'null'}}`;
+  const qso = kind === 1 ? (omitEmpty ? renderSetQsoJson(row, 4) : renderQsoJson(row, 4)) : 'null';
+  return `{"change":"${kind === 1 ? 'upsert' : 'delete'}","id":${id},"station_id":${stationId},"qso":${qso}}`;
 }
 
 /** Where the client stands after a page: its last change, or, when nothing more is there, the cut itself. */

@@ -55,6 +55,22 @@ t.test('change feed', async (t) => {
     t.equal(again.hasMore, false);
   });
 
+  t.test('omit_empty: the same changes, each QSO with its set fields only', async (t) => {
+    const full = await follow(server, op.token, null);
+    const lean = await follow(server, op.token, null, '&omit_empty=true');
+    t.same(lean.cursor, full.cursor, 'the same cursor');
+    t.same(lean.changes.map((x) => [x.change, x.id, x.station_id]), full.changes.map((x) => [x.change, x.id, x.station_id]));
+    for (const [index, change] of full.changes.entries()) {
+      const set = Object.fromEntries(Object.entries(change.qso!).filter(([, value]) => value !== null && value !== ''));
+      t.same(lean.changes[index]!.qso, set, `QSO ${change.id}: the full object without its unset fields`);
+      t.ok(Object.keys(set).length < Object.keys(change.qso!).length, 'and something was left out');
+    }
+    t.equal((await feed(server, op.token, '?omit_empty=0')).data[0]!.qso!.comment, '', 'false keeps every field');
+    const bad = await feed(server, op.token, '?omit_empty=yes');
+    t.equal(bad.status, 400);
+    t.equal(bad.body.error.details.field, 'omit_empty');
+  });
+
   t.test('edits, moves and deletions come after the cursor, each QSO once in its latest state', async (t) => {
     const { cursor } = await follow(server, op.token, null);
     const { cursor: homeCursor } = await follow(server, op.token, null, `&station_id=${op.stationId}`);
