@@ -7,7 +7,8 @@
  *
  * 1. Following the feed from the start (no cursor, per_page 5000) until has_more is false, the
  *    client parsing every page's JSON: QSOs/s, MB/s, page latency p50/p90/p99, the server's peak
- *    RSS; then the same with omit_empty=true (only the QSOs' set fields). Ceiling in the same run: the same rows read by keyset pages of 5000 through pg (a plain
+ *    RSS; then the same with omit_empty=true (only the QSOs' set fields), and again asking for
+ *    the next page as soon as a page's head names it (its Link header) while its body is read. Ceiling in the same run: the same rows read by keyset pages of 5000 through pg (a plain
  *    SELECT of the page's columns ordered by (txid, id)), rows parsed by pg into objects.
  * 2. Single pages of 5000: the first, a middle one, the last one, the page of a client that is up
  *    to date; then, after 5,000 deletions and 5,000 edits (two transactions), the page of
@@ -135,11 +136,17 @@ async function main(): Promise<void> {
     // Where a page's time goes, as the client sees it: until the answer's head, until its last
     // byte, and the client's own JSON.parse.
     const phases = { head: [] as number[], body: [] as number[], parse: [] as number[] };
-    const getPage = async (cursor: string | null, extra = ''): Promise<{ page: Page; bytes: number }> => {
-      const url = `${base}/api/v2/qso/changes?per_page=${PER_PAGE}${extra}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
-      const begin = performance.now();
-      const response = await fetch(url, { headers });
+    type Requested = { url: string; response: Promise<Response>; begin: number };
+    const request = (url: string): Requested => ({ url, begin: performance.now(), response: fetch(url, { headers }) });
+    const pageUrl = (cursor: string | null, extra: string) =>
+      `${base}/api/v2/qso/changes?per_page=${PER_PAGE}${extra}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
+    const getPage = (cursor: string | null, extra = '') => readPage(request(pageUrl(cursor, extra)));
+    /** A page; with `pipelined`, the next page (the answer's Link) is asked for as soon as this one's head is in. */
+    const readPage = async ({ url, response: requested, begin }: Requested, pipelined = false): Promise<{ page: Page; bytes: number; next: Requested | null }> => {
+      const response = await requested;
       const head = performance.now();
+      const link = /^<([^>]+)>; rel="next"$/.exec(response.headers.get('link') ?? '');
+      const next = pipelined && link ? request(new URL(link[1]!, base).toString()) : null;
       const body = await response.arrayBuffer();
       const end = performance.now();
       if (response.status !== 200) throw new Error(`${url}: HTTP ${response.status} ${Buffer.from(body).toString()}`);
@@ -147,7 +154,8 @@ async function main(): Promise<void> {
       phases.head.push(head - begin);
       phases.body.push(end - head);
       phases.parse.push(performance.now() - end);
-      return { page, bytes: body.byteLength };
+      if (page.meta.has_more !== (link !== null)) throw new Error(`${url}: has_more ${page.meta.has_more} but Link ${response.headers.get('link')}`);
+      return { page, bytes: body.byteLength, next };
     };
     const stats = (times: number[]) => {
       const sorted = [...times].sort((a, b) => a - b);
@@ -167,22 +175,24 @@ async function main(): Promise<void> {
     // --- 1. following the feed from the start --------------------------------------------------
     const idleRss = memory('VmRSS');
     await getPage(null); // one warm-up request (JIT, connections)
-    const followFeed = async (extra: string) => {
+    const followFeed = async (extra: string, pipelined = false) => {
       for (const phase of Object.values(phases)) phase.length = 0;
       const cursors: string[] = [];
       const pageTimes: number[] = [];
       let changes = 0;
       let bytes = 0;
       let cursor: string | null = null;
+      let prefetched: Requested | null = null;
       const begin = process.hrtime.bigint();
       for (;;) {
-        const pageBegin = process.hrtime.bigint();
-        const { page, bytes: n } = await getPage(cursor, extra);
-        pageTimes.push(secondsSince(pageBegin) * 1000);
+        const asked: Requested = prefetched ?? request(pageUrl(cursor, extra));
+        const { page, bytes: n, next } = await readPage(asked, pipelined);
+        pageTimes.push(performance.now() - asked.begin);
         changes += page.data.length;
         bytes += n;
         cursors.push(cursor ?? '');
         cursor = page.meta.cursor;
+        prefetched = next;
         if (!page.meta.has_more) break;
       }
       const phaseP50 = Object.fromEntries(Object.entries(phases).map(([name, times]) => [name, ms(stats(times).p50)]));
@@ -190,6 +200,7 @@ async function main(): Promise<void> {
     };
     const full = await followFeed('');
     const lean = await followFeed('&omit_empty=true');
+    const overlapped = await followFeed('&omit_empty=true', true);
     const { cursors, upToDate } = full;
     const peakRss = memory('VmHWM');
 
@@ -204,7 +215,7 @@ async function main(): Promise<void> {
     const plainSeconds = secondsSince(start);
     const plainRate = plainRows / plainSeconds;
     console.log(`\n${machine()}`);
-    for (const [label, run] of [['', full], [', omit_empty=true', lean]] as const) {
+    for (const [label, run] of [['', full], [', omit_empty=true', lean], [', omit_empty=true, the next page asked for at the Link', overlapped]] as const) {
       const feedRate = run.changes / run.seconds;
       console.log(
         `follow from the start, per_page ${PER_PAGE}${label}: ${run.changes} changes in ${run.cursors.length} pages, ${run.seconds.toFixed(2)} s: ` +

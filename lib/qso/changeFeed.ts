@@ -49,9 +49,11 @@ export function checkCursorAge(cursor: ChangeCursor, horizon: bigint, retentionD
   }
 }
 
-/** The page's statement: perPage + 1 rows, the last only telling that there is more. */
-export function changePageSql(request: ChangeRequest, bounds: ChangeBounds): { text: string; values: unknown[] } {
-  const params = new SqlParams();
+/**
+ * The page's changes in feed order, keys only (kind, txid, id, station_id), each branch limited to
+ * perPage + 1: the page statement joins the QSOs to it, the page-end look reads it alone.
+ */
+function changeKeys(request: ChangeRequest, bounds: ChangeBounds, params: SqlParams): { keys: string; limit: string } {
   const at = request.cursor ?? START;
   const txid = params.add(at.txid);
   const id = params.add(at.id);
@@ -74,12 +76,38 @@ export function changePageSql(request: ChangeRequest, bounds: ChangeBounds): { t
       AND d.txid < ${below}::xid8 AND (d.txid, d.qso_id) > (${txid}::xid8, ${id}::bigint)
       AND NOT EXISTS (SELECT 1 FROM qso q WHERE q.id = d.qso_id AND q.station_id = ANY(${stations}::int[])${byOperator('q')})
     ORDER BY d.txid, d.qso_id LIMIT ${limit}`;
+  return { keys: `(${upserts}) UNION ALL (${deletes})`, limit };
+}
+
+/** The page's statement: perPage + 1 rows, the last only telling that there is more. */
+export function changePageSql(request: ChangeRequest, bounds: ChangeBounds): { text: string; values: unknown[] } {
+  const params = new SqlParams();
+  const { keys, limit } = changeKeys(request, bounds, params);
   return {
     text: `SELECT c.kind, c.txid::text, c.id, c.station_id, ${qsoSelectList('q')}
-             FROM ((${upserts}) UNION ALL (${deletes})) c LEFT JOIN qso q ON c.kind = 1 AND q.id = c.id
+             FROM (${keys}) c LEFT JOIN qso q ON c.kind = 1 AND q.id = c.id
             ORDER BY c.txid, c.id, c.kind LIMIT ${limit}`,
     values: params.values,
   };
+}
+
+/**
+ * Where a full page ends, read before the page itself in the same snapshot (so it is the page's
+ * own end): the position of its last change when a change follows it, else null (the page is the
+ * last one for now). Index entries only, no QSO rows.
+ */
+export async function fullPageEnd(
+  client: Pick<pg.ClientBase, 'query'>,
+  request: ChangeRequest,
+  bounds: ChangeBounds,
+): Promise<Pick<ChangeCursor, 'txid' | 'id' | 'kind'> | null> {
+  const params = new SqlParams();
+  const { keys } = changeKeys(request, bounds, params);
+  const { rows } = await client.query<{ kind: 0 | 1; txid: string; id: string | number }>(
+    `SELECT c.kind, c.txid::text, c.id FROM (${keys}) c ORDER BY c.txid, c.id, c.kind OFFSET ${params.add(request.perPage - 1)} LIMIT 2`,
+    params.values,
+  );
+  return rows.length === 2 ? { txid: rows[0]!.txid, id: Number(rows[0]!.id), kind: rows[0]!.kind } : null;
 }
 
 /** The change object of a row, as JSON text: `{change, id, station_id, qso}`; `omitEmpty`: the QSO's set fields only. */

@@ -10,17 +10,29 @@ import { beginQsoWriteForStations, inQsoTransaction } from '../../lib/qso/writeL
 
 type Change = { change: 'upsert' | 'delete'; id: number; station_id: number; qso: Record<string, unknown> | null };
 
-async function feed(server: TestServer, token: string, query = ''): Promise<{ status: number; data: Change[]; cursor: string; hasMore: boolean; body: any }> {
+async function feed(server: TestServer, token: string, query = ''): Promise<{ status: number; data: Change[]; cursor: string; hasMore: boolean; body: any; link: string | null }> {
   const res = await server.request(`/api/v2/qso/changes${query}`, { token });
-  return { status: res.status, data: res.body?.data, cursor: res.body?.meta?.cursor, hasMore: res.body?.meta?.has_more, body: res.body };
+  return { status: res.status, data: res.body?.data, cursor: res.body?.meta?.cursor, hasMore: res.body?.meta?.has_more, body: res.body, link: res.headers.get('link') };
 }
 
-/** Follows the feed from `cursor` until it says it is up to date; the changes in order. */
+/**
+ * Follows the feed from `cursor` until it says it is up to date; the changes in order. Every
+ * page is checked against its `Link` header: present exactly when there is more, naming this
+ * request with the cursor meta ends with.
+ */
 async function follow(server: TestServer, token: string, cursor: string | null, extra = ''): Promise<{ changes: Change[]; cursor: string }> {
   const changes: Change[] = [];
   for (;;) {
-    const page = await feed(server, token, `?per_page=2${extra}${cursor === null ? '' : `&cursor=${cursor}`}`);
+    const query = `?per_page=2${extra}${cursor === null ? '' : `&cursor=${cursor}`}`;
+    const page = await feed(server, token, query);
     if (page.status !== 200) throw new Error(`feed answered ${page.status}: ${JSON.stringify(page.body)}`);
+    if (page.hasMore) {
+      const next = new URLSearchParams(query);
+      next.set('cursor', page.cursor);
+      if (page.link !== `</api/v2/qso/changes?${next.toString()}>; rel="next"`) {
+        throw new Error(`Link ${page.link} does not name the next page (cursor ${page.cursor})`);
+      }
+    } else if (page.link !== null) throw new Error(`Link ${page.link} on the last page`);
     changes.push(...page.data);
     cursor = page.cursor;
     if (!page.hasMore) return { changes, cursor };

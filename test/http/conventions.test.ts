@@ -95,6 +95,7 @@ t.test('v2 conventions', async (t) => {
       t.equal(res.headers.get('access-control-allow-methods'), 'GET, POST, PATCH, DELETE, OPTIONS');
       t.equal(res.headers.get('access-control-allow-headers'), 'Authorization, Content-Type, X-API-Key');
       t.equal(res.headers.get('access-control-max-age'), '86400');
+      t.equal(res.headers.get('access-control-expose-headers'), 'Link, Retry-After');
     }
   });
 

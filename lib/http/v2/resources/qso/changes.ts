@@ -8,7 +8,7 @@ import { qsoSchema } from './schemas.js';
 import { restrictedOperator } from '../../principal.js';
 import { decodeCursor, encodeCursor, type ChangeCursor } from '../../../../qso/changeCursor.js';
 import {
-  changeHorizon, changeJson, changePageSql, checkCursorAge, CursorExpiredError, nextPosition,
+  changeHorizon, changeJson, changePageSql, checkCursorAge, CursorExpiredError, fullPageEnd, nextPosition,
   type ChangeRequest, type ChangeRow,
 } from '../../../../qso/changeFeed.js';
 import { changeBounds, type ChangeBounds } from '../../../../qso/changeBounds.js';
@@ -74,6 +74,13 @@ class PageChanges extends Transform {
   }
 }
 
+/** This request's URL with the cursor of the next page. */
+function nextPageUrl(path: string, querystring: string, cursor: string): string {
+  const query = new URLSearchParams(querystring);
+  query.set('cursor', cursor);
+  return `${path}?${query.toString()}`;
+}
+
 /** 410 for a cursor that may have missed deletions retention removed. */
 function refuseExpired(cursor: ChangeCursor, horizon: bigint, retentionDays: number, now: number): void {
   try {
@@ -86,8 +93,9 @@ function refuseExpired(cursor: ChangeCursor, horizon: bigint, retentionDays: num
 
 /**
  * GET /qso/changes: the log's changes after `cursor` (docs/change-feed.md). The cut is computed
- * first, on its own; then one snapshot serves the retention horizon and the page, so that a
- * pruning the page does not see cannot have slipped past the cursor check either. The page is
+ * first, on its own; then one snapshot serves the retention horizon, the page's end (the `Link`
+ * to the next page) and the page, so that a pruning the page does not see cannot have slipped
+ * past the cursor check either, and the link's cursor is the one `meta` ends with. The page is
  * one statement streamed from a cursor into the response.
  */
 export const listChanges: Handler = async (request) => {
@@ -112,10 +120,15 @@ export const listChanges: Handler = async (request) => {
     const horizon = await changeHorizon(client);
     if (cursor !== null) refuseExpired(cursor, horizon, services.config.change_retention_days, now);
     const changes = new PageChanges(perPage, omitEmpty);
+    const cursorAt = (position: Pick<ChangeCursor, 'txid' | 'id' | 'kind'>) => encodeCursor({ ...position, horizon: Number(horizon), issuedAt: now });
     const meta = () => {
       const position = nextPosition(changes.last, changes.hasMore, bounds, cursor);
-      return { ...request.meta, cursor: encodeCursor({ ...position, horizon: Number(horizon), issuedAt: now }), has_more: changes.hasMore };
+      return { ...request.meta, cursor: cursorAt(position), has_more: changes.hasMore };
     };
+    // A full page with more behind it names the next page before its body: a client copying the
+    // log can ask for it while it still reads this one.
+    const end = stationIds.length > 0 ? await fullPageEnd(client, change, bounds) : null;
+    if (end !== null) ctx.set('Link', `<${nextPageUrl(ctx.path, ctx.querystring, cursorAt(end))}>; rel="next"`);
     const body = jsonListEnvelope((change: string) => change, () => meta());
     const page = changePageSql(change, bounds);
     const rows = stationIds.length > 0
@@ -159,5 +172,5 @@ export const changeListSchema: JsonSchema = {
       qso: { oneOf: [qsoSchema, { type: 'null' }], description: 'As GET /qso/{id} answers it; null for a delete' },
     },
   },
-  description: 'meta.cursor: pass it back as cursor; meta.has_more: false once the client is up to date (poll again later). 410 cursor_expired: start over.',
+  description: 'meta.cursor: pass it back as cursor; meta.has_more: false once the client is up to date (poll again later). While has_more is true the answer\'s head also carries Link: <this request with the next cursor>; rel="next", so the next page can be asked for before this one is read. 410 cursor_expired: start over.',
 };
