@@ -70,7 +70,11 @@ t.test('change feed', async (t) => {
   t.test('omit_empty: the same changes, each QSO with its set fields only', async (t) => {
     const full = await follow(server, op.token, null);
     const lean = await follow(server, op.token, null, '&omit_empty=true');
-    t.same(lean.cursor, full.cursor, 'the same cursor');
+    const position = (cursor: string) => {
+      const { issuedAt, ...rest } = decodeCursor(cursor)!;
+      return rest; // issuedAt is the second the answer was given
+    };
+    t.same(position(lean.cursor), position(full.cursor), 'the same cursor');
     t.same(lean.changes.map((x) => [x.change, x.id, x.station_id]), full.changes.map((x) => [x.change, x.id, x.station_id]));
     for (const [index, change] of full.changes.entries()) {
       const set = Object.fromEntries(Object.entries(change.qso!).filter(([, value]) => value !== null && value !== ''));
