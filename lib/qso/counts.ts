@@ -19,14 +19,14 @@ interface CountTable {
   columns: string;
 }
 
+/** The bucket a QSO counts in: the columns of the filters the counts answer (band, mode, qsl_filter). */
+const BUCKET_COLUMNS = `band, mode, submode, prop_mode, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd,
+  qrzcom_qso_download_status, clublog_qso_download_status`;
+
 const COUNT_TABLES: readonly CountTable[] = [
-  {
-    name: 'qso_counts',
-    columns: `station_id, operator, band, mode, submode, prop_mode, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd,
-  qrzcom_qso_download_status, clublog_qso_download_status`,
-  },
+  { name: 'qso_counts', columns: `station_id, operator, ${BUCKET_COLUMNS}` },
   { name: 'qso_id_counts', columns: 'station_id, operator, block' },
-  { name: 'qso_month_counts', columns: 'station_id, operator, month' },
+  { name: 'qso_month_counts', columns: `station_id, operator, month, ${BUCKET_COLUMNS}` },
 ];
 
 /** qso_id_counts counts QSOs per block of this many consecutive ids (fixed by its trigger). */
@@ -96,13 +96,14 @@ export function timeRangeTotalSql(scopeOn: (alias: 'q' | 'c') => string, params:
  * For the page at `offset` of a scope's QSOs newest first (time_on DESC): the month the offset
  * falls into, as `below`, the end of that month (the page reads time_on < below), and `skipped`,
  * the QSOs at or after it, so the page's own offset is `offset - skipped`: it skips at most one
- * month's QSOs. No row when the offset is beyond the last QSO. `scopeOnC` is the scope's
- * conditions on qso_month_counts (alias c), `offset` a bound placeholder.
+ * month's QSOs. No row when the offset is beyond the last QSO. `onC` is the scope's conditions,
+ * and the bucket filters' (band, mode, qsl_filter), on qso_month_counts (alias c), `offset` a
+ * bound placeholder.
  */
-export function monthSeekSql(scopeOnC: string, offset: string): string {
+export function monthSeekSql(onC: string, offset: string): string {
   return `SELECT below::text AS below, (upto - n)::int AS skipped
             FROM (SELECT month + interval '1 month' AS below, n, sum(n) OVER (ORDER BY month DESC) AS upto
-                    FROM (SELECT c.month, sum(c.n) AS n FROM qso_month_counts c WHERE ${scopeOnC} GROUP BY c.month) m) w
+                    FROM (SELECT c.month, sum(c.n) AS n FROM qso_month_counts c WHERE ${onC} GROUP BY c.month) m) w
            WHERE upto > ${offset}::bigint ORDER BY below DESC LIMIT 1`;
 }
 

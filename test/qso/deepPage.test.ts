@@ -8,12 +8,28 @@ import { createStation } from '../../lib/accounts/stations.js';
 import { importAdif } from '../../lib/import/pipeline.js';
 import { compactQsoCounts } from '../../lib/qso/counts.js';
 
-/** `count` QSOs at random times over six years, some sharing a time_on (ids decide those). */
+/**
+ * `count` QSOs at random times over six years, some sharing a time_on (ids decide those), on
+ * three bands (one of them by satellite), in CW, SSB and FT4 (a submode), every fifth confirmed
+ * on LoTW and every seventh by card.
+ */
 function seedSql(count: number): string {
-  return `INSERT INTO qso (station_id, call, time_on, band, mode, operator)
-          SELECT $1, 'K' || g || $2, timestamp '2019-01-01' + floor(random() * 50000) * interval '1 hour', '20m', 'CW', $3
+  return `INSERT INTO qso (station_id, call, time_on, band, mode, submode, prop_mode, lotw_qsl_rcvd, qsl_rcvd, operator)
+          SELECT $1, 'K' || g || $2, timestamp '2019-01-01' + floor(random() * 50000) * interval '1 hour',
+                 (ARRAY['20m', '40m', '2m'])[1 + g % 3], (ARRAY['CW', 'SSB', 'MFSK'])[1 + g % 3 / 2 + g % 2],
+                 CASE WHEN g % 3 / 2 + g % 2 = 2 THEN 'FT4' END, CASE WHEN g % 3 = 2 THEN 'SAT' END,
+                 CASE WHEN g % 5 = 0 THEN 'Y' ELSE 'N' END, CASE WHEN g % 7 = 0 THEN 'Y' END, $3
             FROM generate_series(1, ${count}) g`;
 }
+
+/** The list filters a deep page may have, and the same condition written plainly. */
+const FILTERS: ReadonlyArray<readonly [query: string, condition: string]> = [
+  ['band=20m', "band = '20m'"],
+  ['band=SAT', "prop_mode = 'SAT'"],
+  ['mode=FT4', "(mode = 'FT4' OR submode = 'FT4')"],
+  ['mode=CW&band=40m', "(mode = 'CW' OR submode = 'CW') AND band = '40m'"],
+  ['qsl_filter=lotw,qsl', "(lotw_qsl_rcvd = 'Y' OR qsl_rcvd = 'Y')"],
+];
 
 t.test('deep pages start from their month and are the same pages as a plain OFFSET; date totals from months', async (t) => {
   const server = await startTestServer(t);
@@ -25,9 +41,9 @@ t.test('deep pages start from their month and are the same pages as a plain OFFS
   await seedQsos(db, [portable], seedSql(6000), [portable, 'P', 'DL1DEP']);
   await seedQsos(db, [other.stationId], seedSql(3000), [other.stationId, 'O', 'DL2DEP']);
 
-  const expected = async (stations: number[], perPage: number, page: number) =>
+  const expected = async (stations: number[], perPage: number, page: number, condition = 'true') =>
     (await db.query<{ id: number }>(
-      'SELECT id FROM qso WHERE station_id = ANY($1) ORDER BY time_on DESC, id DESC LIMIT $2 OFFSET $3',
+      `SELECT id FROM qso WHERE station_id = ANY($1) AND ${condition} ORDER BY time_on DESC, id DESC LIMIT $2 OFFSET $3`,
       [stations, perPage, (page - 1) * perPage],
     )).rows.map((row) => row.id);
   const pageIds = async (query: string) => {
@@ -43,6 +59,13 @@ t.test('deep pages start from their month and are the same pages as a plain OFFS
     }
     const home = await pageIds(`station_id=${op.stationId}&per_page=50&page=250`);
     t.same(home.ids, await expected([op.stationId], 50, 250), `${label}: one location`);
+    // Filtered: offsets 10,000 and beyond in lists of 1,900 to 12,500 QSOs.
+    for (const [query, condition] of FILTERS) {
+      for (const [perPage, page] of [[50, 201], [1000, 11], [7, 1500], [2000, 6]] as const) {
+        const got = await pageIds(`${query}&per_page=${perPage}&page=${page}`);
+        t.same(got.ids, await expected([op.stationId, portable], perPage, page, condition), `${label}: ${query}, per_page ${perPage}, page ${page}`);
+      }
+    }
   };
   await check('appended counts');
   await compactQsoCounts(db, 0);
@@ -51,7 +74,8 @@ t.test('deep pages start from their month and are the same pages as a plain OFFS
   await seedQsos(db, [op.stationId], `UPDATE qso SET time_on = time_on - interval '400 days' WHERE id IN (SELECT id FROM qso WHERE station_id = $1 ORDER BY random() LIMIT 700)`, [op.stationId]);
   await seedQsos(db, [portable], 'DELETE FROM qso WHERE id IN (SELECT id FROM qso WHERE station_id = $1 ORDER BY random() LIMIT 300)', [portable]);
   await seedQsos(db, [op.stationId, portable], 'UPDATE qso SET station_id = $2 WHERE id IN (SELECT id FROM qso WHERE station_id = $1 ORDER BY random() LIMIT 200)', [op.stationId, portable]);
-  await check('after moves in time, deletes and moves between locations');
+  await seedQsos(db, [op.stationId], "UPDATE qso SET lotw_qsl_rcvd = 'Y', band = '40m' WHERE id IN (SELECT id FROM qso WHERE station_id = $1 ORDER BY random() LIMIT 900)", [op.stationId]);
+  await check('after moves in time, deletes, moves between locations, confirmations and band changes');
   const dated = async (query: string, where: string, values: unknown[]) => {
     const res = await server.request(`/api/v2/qso?per_page=1${query}`, { token: op.token });
     const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM qso WHERE station_id = ANY($1) AND ${where}`, [[op.stationId, portable], ...values]);
@@ -64,13 +88,16 @@ t.test('deep pages start from their month and are the same pages as a plain OFFS
     await dated(`&qso_since=${day}`, 'time_on >= $2::date', [day]);
     await dated(`&qso_until=${day}`, 'time_on < $2::date + 1', [day]);
   }
-  await dated('&qso_since=2020-03-05&band=20m', 'time_on >= $2::date', ['2020-03-05']);
+  for (const [query, condition] of FILTERS) {
+    await dated(`&qso_since=2020-03-05&${query}`, `time_on >= $2::date AND ${condition}`, ['2020-03-05']);
+    await dated(`&qso_since=2020-02-10&qso_until=2021-07-03&${query}`, `time_on >= $2::date AND time_on < $3::date + 1 AND ${condition}`, ['2020-02-10', '2021-07-03']);
+  }
   const beyond = await pageIds('per_page=50&page=1000');
   t.same(beyond.ids, [], 'a page beyond the end is empty');
   t.equal(beyond.meta.total, 19700);
 });
 
-t.test('month counts stay exact under concurrent writers', async (t) => {
+t.test('month counts stay exact, per bucket, under concurrent writers', async (t) => {
   const server = await startTestServer(t);
   const db = server.db.pool;
   const op = await createOperator(db, { callsign: 'DL1MON' });
@@ -83,10 +110,12 @@ t.test('month counts stay exact under concurrent writers', async (t) => {
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       const { rows } = await client.query<{ station_id: number; operator: string | null; month: string; counted: number; summed: number }>(
-        `SELECT station_id, operator, month::text, coalesce(q.n, 0)::int AS counted, coalesce(c.n, 0)::int AS summed
-           FROM (SELECT station_id, operator, date_trunc('month', time_on) AS month, count(*) AS n FROM qso GROUP BY 1, 2, 3) q
-           FULL JOIN (SELECT station_id, operator, month, sum(n) AS n FROM qso_month_counts GROUP BY 1, 2, 3) c
-             USING (station_id, operator, month)
+        `SELECT station_id, operator, month::text || ' ' || band || ' ' || lotw AS month, coalesce(q.n, 0)::int AS counted, coalesce(c.n, 0)::int AS summed
+           FROM (SELECT station_id, operator, date_trunc('month', time_on) AS month, band, coalesce(lotw_qsl_rcvd = 'Y', false) AS lotw, count(*) AS n
+                   FROM qso GROUP BY 1, 2, 3, 4, 5) q
+           FULL JOIN (SELECT station_id, operator, month, band, coalesce(lotw_qsl_rcvd = 'Y', false) AS lotw, sum(n) AS n
+                        FROM qso_month_counts GROUP BY 1, 2, 3, 4, 5) c
+             USING (station_id, operator, month, band, lotw)
           WHERE coalesce(q.n, 0) <> coalesce(c.n, 0)`,
       );
       await client.query('COMMIT');
@@ -106,6 +135,7 @@ t.test('month counts stay exact under concurrent writers', async (t) => {
       seedQsos(db, [op.stationId], `UPDATE qso SET time_on = time_on + interval '45 days' WHERE id IN (SELECT id FROM qso WHERE station_id = $1 ORDER BY random() LIMIT 25)`, [op.stationId]),
       seedQsos(db, [club.clubStationId], 'UPDATE qso SET operator = $2 WHERE id IN (SELECT id FROM qso WHERE station_id = $1 AND operator <> $2 LIMIT 4)', [club.clubStationId, member.callsign]),
       seedQsos(db, [op.stationId], 'DELETE FROM qso WHERE id IN (SELECT id FROM qso WHERE station_id = $1 ORDER BY random() LIMIT 10)', [op.stationId]),
+      seedQsos(db, [op.stationId], "UPDATE qso SET lotw_qsl_rcvd = 'Y', band = '40m' WHERE id IN (SELECT id FROM qso WHERE station_id = $1 AND lotw_qsl_rcvd IS DISTINCT FROM 'Y' ORDER BY random() LIMIT 15)", [op.stationId]),
       compactQsoCounts(db, 0),
     ]);
   }

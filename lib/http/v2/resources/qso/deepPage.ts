@@ -13,15 +13,17 @@ const SEEK_FROM_OFFSET = 10_000;
 
 /**
  * Where the page of `list` starts, or null to skip from the start: only for newest-first pages
- * of a scope without other filters (the month counts keep no filter's columns), deep enough to
- * pay. Ask in the page's snapshot, as its total.
+ * of a scope with no filters but band, mode and qsl_filter (the month counts keep those
+ * columns), deep enough to pay. Ask in the page's snapshot, as its total.
  */
 export async function pageSeek(client: Pick<pg.PoolClient, 'query'>, list: ListQuery): Promise<PageSeek | null> {
   const { offset } = list.pagination;
-  if (list.format !== 'json' || list.newest || offset < SEEK_FROM_OFFSET) return null;
-  if (list.scope.stationIds.length === 0 || list.filters(new SqlParams()).length > 0) return null;
+  if (list.format !== 'json' || list.newest || offset < SEEK_FROM_OFFSET || list.scope.stationIds.length === 0) return null;
+  // Every filter of the list is one the month counts keep.
+  if (list.filters(new SqlParams()).length !== list.bucketFilters(new SqlParams(), 'q').length) return null;
   const params = new SqlParams();
-  const text = monthSeekSql(scopeConditions(list.scope, params, 'c').join(' AND '), params.add(offset));
+  const onC = [...scopeConditions(list.scope, params, 'c'), ...list.bucketFilters(params, 'c')].join(' AND ');
+  const text = monthSeekSql(onC, params.add(offset));
   const { rows } = await client.query<PageSeek>(text, params.values);
   return rows[0] ?? null;
 }

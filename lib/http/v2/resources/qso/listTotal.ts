@@ -14,9 +14,9 @@ import { where, type ListQuery, type Sql } from './listQuery.js';
  * - an id bound with band, mode or qsl_filter: the smaller side is counted, either the QSOs
  *   between the bounds or those before since_id (and from the cut on, a few) subtracted from
  *   qso_counts' sum;
- * - qso_since/qso_until alone: whole months of qso_month_counts plus the partial months at
- *   either end counted;
- * - callsign, or dates with other filters: a count over the QSOs, from the filter's index.
+ * - qso_since/qso_until, alone or with band, mode, qsl_filter: whole months of qso_month_counts
+ *   (kept per bucket) plus the partial months at either end counted;
+ * - callsign, or dates with an id bound: a count over the QSOs, from the filter's index.
  */
 
 type Client = Pick<pg.PoolClient, 'query'>;
@@ -31,10 +31,13 @@ function scopeOn(list: ListQuery, params: SqlParams): (alias: 'q' | 'c') => stri
   return (alias) => (on[alias] ??= scopeConditions(list.scope, params, alias).join(' AND '));
 }
 
-/** The scope's QSOs (no other filter) in the list's range of days. */
+/** The scope's QSOs in the list's range of days, with band, mode and qsl_filter if given (the month counts keep their buckets). */
 function timeRangeSql(list: ListQuery): Sql {
   const params = new SqlParams();
-  return { text: timeRangeTotalSql(scopeOn(list, params), params, list.days.from, list.days.to), values: params.values };
+  const scope = scopeOn(list, params);
+  const on: Partial<Record<'q' | 'c', string>> = {};
+  const filtered = (alias: 'q' | 'c') => (on[alias] ??= [scope(alias), ...list.bucketFilters(params, alias)].join(' AND '));
+  return { text: timeRangeTotalSql(filtered, params, list.days.from, list.days.to), values: params.values };
 }
 
 /** The scope's QSOs (no other filter) with sinceId < id < idBelow. */
@@ -72,7 +75,7 @@ function oneStatementTotal(list: ListQuery): Sql | 0 | null {
   const buckets = list.bucketFilters(new SqlParams(), 'c').length > 0;
   if (list.callsign !== null) return countSql(list);
   const dated = list.days.from !== null || list.days.to !== null;
-  if (dated) return buckets || list.idBelow !== null ? countSql(list) : timeRangeSql(list);
+  if (dated) return list.idBelow !== null ? countSql(list) : timeRangeSql(list);
   if (list.idBelow === null) return bucketSql(list);
   if (list.sinceId + 1 >= list.idBelow) return 0;
   return buckets ? null : idRangeSql(list, list.sinceId, list.idBelow);
