@@ -26,8 +26,17 @@ const BUCKET_COLUMNS = `band, mode, submode, prop_mode, qsl_rcvd, lotw_qsl_rcvd,
 const COUNT_TABLES: readonly CountTable[] = [
   { name: 'qso_counts', columns: `station_id, operator, ${BUCKET_COLUMNS}` },
   { name: 'qso_id_counts', columns: 'station_id, operator, block' },
-  { name: 'qso_month_counts', columns: `station_id, operator, month, ${BUCKET_COLUMNS}` },
+  { name: 'qso_month_counts', columns: 'station_id, operator, month' },
+  { name: 'qso_month_bucket_counts', columns: `station_id, operator, month, ${BUCKET_COLUMNS}` },
 ];
+
+/**
+ * The month counts to sum: per month alone, or per month and bucket when conditions on the
+ * bucket columns (band, mode, qsl_filter) apply; the fewer rows, the cheaper the sum.
+ */
+export function monthCountsTable(bucketFiltered: boolean): string {
+  return bucketFiltered ? 'qso_month_bucket_counts' : 'qso_month_counts';
+}
 
 /** qso_id_counts counts QSOs per block of this many consecutive ids (fixed by its trigger). */
 export const ID_BLOCK = 4096;
@@ -79,14 +88,20 @@ function nextMonth(day: string): string {
  * and only the QSOs of the partial months at either end counted (from qso_station_time). A
  * range inside one month is counted. `scopeOn` as for idRangeTotalSql.
  */
-export function timeRangeTotalSql(scopeOn: (alias: 'q' | 'c') => string, params: SqlParams, from: string | null, to: string | null): string {
+export function timeRangeTotalSql(
+  scopeOn: (alias: 'q' | 'c') => string,
+  params: SqlParams,
+  from: string | null,
+  to: string | null,
+  months = monthCountsTable(false),
+): string {
   const first = from === null ? null : from === monthOf(from) ? from : nextMonth(from);
   const last = to === null ? null : monthOf(to);
   const counted = (lo: string | null, hi: string | null) =>
     `(SELECT count(*) FROM qso q WHERE ${[scopeOn('q'), ...(lo === null ? [] : [`q.time_on >= ${params.add(lo)}::date`]), ...(hi === null ? [] : [`q.time_on < ${params.add(hi)}::date`])].join(' AND ')})`;
   if (first !== null && last !== null && first > last) return `SELECT ${counted(from, to)}::int AS total`;
-  const months = [scopeOn('c'), ...(first === null ? [] : [`c.month >= ${params.add(first)}::date`]), ...(last === null ? [] : [`c.month < ${params.add(last)}::date`])];
-  const parts = [`(SELECT coalesce(sum(c.n), 0) FROM qso_month_counts c WHERE ${months.join(' AND ')})`];
+  const monthConditions = [scopeOn('c'), ...(first === null ? [] : [`c.month >= ${params.add(first)}::date`]), ...(last === null ? [] : [`c.month < ${params.add(last)}::date`])];
+  const parts = [`(SELECT coalesce(sum(c.n), 0) FROM ${months} c WHERE ${monthConditions.join(' AND ')})`];
   if (from !== null && first !== from) parts.push(counted(from, first));
   if (to !== null && last !== to) parts.push(counted(last, to));
   return `SELECT (${parts.join(' + ')})::int AS total`;
@@ -97,13 +112,13 @@ export function timeRangeTotalSql(scopeOn: (alias: 'q' | 'c') => string, params:
  * falls into, as `below`, the end of that month (the page reads time_on < below), and `skipped`,
  * the QSOs at or after it, so the page's own offset is `offset - skipped`: it skips at most one
  * month's QSOs. No row when the offset is beyond the last QSO. `onC` is the scope's conditions,
- * and the bucket filters' (band, mode, qsl_filter), on qso_month_counts (alias c), `offset` a
- * bound placeholder.
+ * and the bucket filters' (band, mode, qsl_filter), on `months` (alias c; monthCountsTable),
+ * `offset` a bound placeholder.
  */
-export function monthSeekSql(onC: string, offset: string): string {
+export function monthSeekSql(onC: string, offset: string, months = monthCountsTable(false)): string {
   return `SELECT below::text AS below, (upto - n)::int AS skipped
             FROM (SELECT month + interval '1 month' AS below, n, sum(n) OVER (ORDER BY month DESC) AS upto
-                    FROM (SELECT c.month, sum(c.n) AS n FROM qso_month_counts c WHERE ${onC} GROUP BY c.month) m) w
+                    FROM (SELECT c.month, sum(c.n) AS n FROM ${months} c WHERE ${onC} GROUP BY c.month) m) w
            WHERE upto > ${offset}::bigint ORDER BY below DESC LIMIT 1`;
 }
 

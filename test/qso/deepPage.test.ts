@@ -109,12 +109,19 @@ t.test('month counts stay exact, per bucket, under concurrent writers', async (t
     const client = await db.connect();
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      // Both tables in one snapshot: per month, and per month and (band, LoTW received) bucket.
       const { rows } = await client.query<{ station_id: number; operator: string | null; month: string; counted: number; summed: number }>(
-        `SELECT station_id, operator, month::text || ' ' || band || ' ' || lotw AS month, coalesce(q.n, 0)::int AS counted, coalesce(c.n, 0)::int AS summed
+        `SELECT station_id, operator, month::text AS month, coalesce(q.n, 0)::int AS counted, coalesce(c.n, 0)::int AS summed
+           FROM (SELECT station_id, operator, date_trunc('month', time_on) AS month, count(*) AS n FROM qso GROUP BY 1, 2, 3) q
+           FULL JOIN (SELECT station_id, operator, month, sum(n) AS n FROM qso_month_counts GROUP BY 1, 2, 3) c
+             USING (station_id, operator, month)
+          WHERE coalesce(q.n, 0) <> coalesce(c.n, 0)
+         UNION ALL
+         SELECT station_id, operator, month::text || ' ' || band || ' ' || lotw, coalesce(q.n, 0)::int, coalesce(c.n, 0)::int
            FROM (SELECT station_id, operator, date_trunc('month', time_on) AS month, band, coalesce(lotw_qsl_rcvd = 'Y', false) AS lotw, count(*) AS n
                    FROM qso GROUP BY 1, 2, 3, 4, 5) q
            FULL JOIN (SELECT station_id, operator, month, band, coalesce(lotw_qsl_rcvd = 'Y', false) AS lotw, sum(n) AS n
-                        FROM qso_month_counts GROUP BY 1, 2, 3, 4, 5) c
+                        FROM qso_month_bucket_counts GROUP BY 1, 2, 3, 4, 5) c
              USING (station_id, operator, month, band, lotw)
           WHERE coalesce(q.n, 0) <> coalesce(c.n, 0)`,
       );

@@ -1,12 +1,12 @@
 import type pg from 'pg';
 import { SqlParams } from '../../../../db/sqlParams.js';
-import { monthSeekSql } from '../../../../qso/counts.js';
+import { monthCountsTable, monthSeekSql } from '../../../../qso/counts.js';
 import { scopeConditions } from '../../../../qso/scope.js';
 import type { ListQuery, PageSeek } from './listQuery.js';
 
 /**
  * From this offset on, a page of the time-ordered list starts from the month its offset falls
- * into (qso_month_counts, in the page's snapshot) instead of reading every index entry before
+ * into (qso_month_counts, or qso_month_bucket_counts with filters; in the page's snapshot) instead of reading every index entry before
  * it: the month sums cost about a millisecond, skipping costs about 0.15 ms per thousand entries.
  */
 const SEEK_FROM_OFFSET = 10_000;
@@ -22,8 +22,9 @@ export async function pageSeek(client: Pick<pg.PoolClient, 'query'>, list: ListQ
   // Every filter of the list is one the month counts keep.
   if (list.filters(new SqlParams()).length !== list.bucketFilters(new SqlParams(), 'q').length) return null;
   const params = new SqlParams();
-  const onC = [...scopeConditions(list.scope, params, 'c'), ...list.bucketFilters(params, 'c')].join(' AND ');
-  const text = monthSeekSql(onC, params.add(offset));
+  const buckets = list.bucketFilters(params, 'c');
+  const onC = [...scopeConditions(list.scope, params, 'c'), ...buckets].join(' AND ');
+  const text = monthSeekSql(onC, params.add(offset), monthCountsTable(buckets.length > 0));
   const { rows } = await client.query<PageSeek>(text, params.values);
   return rows[0] ?? null;
 }

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { SqlParams } from '../../../../db/sqlParams.js';
-import { bucketTotalSql, idRangeTotalSql, timeRangeTotalSql } from '../../../../qso/counts.js';
+import { bucketTotalSql, idRangeTotalSql, monthCountsTable, timeRangeTotalSql } from '../../../../qso/counts.js';
 import { scopeConditions } from '../../../../qso/scope.js';
 import { where, type ListQuery, type Sql } from './listQuery.js';
 
@@ -15,7 +15,7 @@ import { where, type ListQuery, type Sql } from './listQuery.js';
  *   between the bounds or those before since_id (and from the cut on, a few) subtracted from
  *   qso_counts' sum;
  * - qso_since/qso_until, alone or with band, mode, qsl_filter: whole months of qso_month_counts
- *   (kept per bucket) plus the partial months at either end counted;
+ *   (qso_month_bucket_counts with those filters) plus the partial months at either end counted;
  * - callsign, or dates with an id bound: a count over the QSOs, from the filter's index.
  */
 
@@ -37,7 +37,8 @@ function timeRangeSql(list: ListQuery): Sql {
   const scope = scopeOn(list, params);
   const on: Partial<Record<'q' | 'c', string>> = {};
   const filtered = (alias: 'q' | 'c') => (on[alias] ??= [scope(alias), ...list.bucketFilters(params, alias)].join(' AND '));
-  return { text: timeRangeTotalSql(filtered, params, list.days.from, list.days.to), values: params.values };
+  const months = monthCountsTable(list.bucketFilters(new SqlParams(), 'c').length > 0);
+  return { text: timeRangeTotalSql(filtered, params, list.days.from, list.days.to, months), values: params.values };
 }
 
 /** The scope's QSOs (no other filter) with sinceId < id < idBelow. */
