@@ -23,7 +23,7 @@ t.test('a worker that never answers does not block the caller', async (t) => {
   const publisher = createPublisher({ urls: [url], secret: SECRET, timeoutMs: 200, logger });
   const started = performance.now();
   publisher.publish('station.1', { n: 1 });
-  t.ok(performance.now() - started < 50, 'publish returns at once');
+  t.ok(performance.now() - started < 150, 'publish returns at once (before the 200 ms timeout could end a wait)');
   await new Promise((resolve) => setTimeout(resolve, 400));
   t.match(publisher.stats(), { sent: 0, failed: 1, queued: 0 }, 'the request timed out');
   t.ok(logger.lines.some((line) => line.level === 'warn' && /unreachable/.test(line.message)));
