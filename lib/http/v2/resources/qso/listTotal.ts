@@ -32,13 +32,12 @@ function scopeOn(list: ListQuery, params: SqlParams): (alias: 'q' | 'c') => stri
 }
 
 /** The scope's QSOs in the list's range of days, with band, mode and qsl_filter if given (the month counts keep their buckets). */
-function timeRangeSql(list: ListQuery): Sql {
+function timeRangeSql(list: ListQuery, bucketFiltered: boolean): Sql {
   const params = new SqlParams();
   const scope = scopeOn(list, params);
   const on: Partial<Record<'q' | 'c', string>> = {};
   const filtered = (alias: 'q' | 'c') => (on[alias] ??= [scope(alias), ...list.bucketFilters(params, alias)].join(' AND '));
-  const months = monthCountsTable(list.bucketFilters(new SqlParams(), 'c').length > 0);
-  return { text: timeRangeTotalSql(filtered, params, list.days.from, list.days.to, months), values: params.values };
+  return { text: timeRangeTotalSql(filtered, params, list.days.from, list.days.to, monthCountsTable(bucketFiltered)), values: params.values };
 }
 
 /** The scope's QSOs (no other filter) with sinceId < id < idBelow. */
@@ -76,7 +75,7 @@ function oneStatementTotal(list: ListQuery): Sql | 0 | null {
   const buckets = list.bucketFilters(new SqlParams(), 'c').length > 0;
   if (list.callsign !== null) return countSql(list);
   const dated = list.days.from !== null || list.days.to !== null;
-  if (dated) return list.idBelow !== null ? countSql(list) : timeRangeSql(list);
+  if (dated) return list.idBelow !== null ? countSql(list) : timeRangeSql(list, buckets);
   if (list.idBelow === null) return bucketSql(list);
   if (list.sinceId + 1 >= list.idBelow) return 0;
   return buckets ? null : idRangeSql(list, list.sinceId, list.idBelow);
