@@ -11,7 +11,7 @@
  *    the next page as soon as a page's head names it (its Link header) while its body is read. Ceiling in the same run: the same rows read by keyset pages of 5000 through pg (a plain
  *    SELECT of the page's columns ordered by (txid, id)), rows parsed by pg into objects.
  * 2. Single pages of 5000: the first, a middle one, the last one, the page of a client that is up
- *    to date; then, after 5,000 deletions and 5,000 edits (two transactions), the page of
+ *    to date; the first, middle and last with omit_empty=true; then, after 5,000 deletions and 5,000 edits (two transactions), the page of
  *    tombstones, the page of edits, and the middle page again. Sequential requests, p50/p90/p99
  *    over --runs after 3 warm-ups; beside each, the plain keyset SELECT of 5000 rows at the same
  *    place through pg, and the page statement's own execution time (EXPLAIN ANALYZE; its plans
@@ -239,16 +239,16 @@ async function main(): Promise<void> {
       if (EXPLAIN) console.log(`\n--- ${label}\n${plan.join('\n')}`);
       return Number(/Execution Time: ([\d.]+) ms/.exec(plan.at(-1)!)![1]);
     };
-    const scenario = async (label: string, cursorText: string) => {
+    const scenario = async (label: string, cursorText: string, extra = '') => {
       const at = cursorText === '' ? { txid: '0', id: 0 } : { txid: decodeCursor(cursorText)!.txid, id: decodeCursor(cursorText)!.id };
-      for (let i = 0; i < 3; i++) await getPage(cursorText || null);
+      for (let i = 0; i < 3; i++) await getPage(cursorText || null, extra);
       const times: number[] = [];
       const plainTimes: number[] = [];
       let page: Page | undefined;
       let n = 0;
       for (let i = 0; i < RUNS; i++) {
         const begin = process.hrtime.bigint();
-        ({ page, bytes: n } = await getPage(cursorText || null));
+        ({ page, bytes: n } = await getPage(cursorText || null, extra));
         times.push(secondsSince(begin) * 1000);
         const plainBegin = process.hrtime.bigint();
         await plainPage(at.txid, at.id);
@@ -269,6 +269,9 @@ async function main(): Promise<void> {
     await scenario(`middle page (page ${Math.floor(cursors.length / 2) + 1})`, middle);
     await scenario(`last page (page ${cursors.length})`, cursors.at(-1)!);
     await scenario('up to date (nothing new)', upToDate);
+    await scenario('first page, omit_empty=true', '', '&omit_empty=true');
+    await scenario(`middle page, omit_empty=true`, middle, '&omit_empty=true');
+    await scenario(`last page, omit_empty=true`, cursors.at(-1)!, '&omit_empty=true');
 
     // About 5,000 deletions, then 5,000 edits (every 200th id), scattered over the log, each in a transaction of its own.
     const deleted = await inQsoTransaction(db, [ownerId], (client) => client.query('DELETE FROM qso WHERE station_id = $1 AND id % 200 = 1', [home]));

@@ -2,7 +2,9 @@ import type pg from 'pg';
 import { SqlParams } from '../db/sqlParams.js';
 import type { ChangeBounds } from './changeBounds.js';
 import { START, type ChangeCursor } from './changeCursor.js';
-import { qsoSelectList, renderQsoJson, renderSetQsoJson } from './present.js';
+import { ByteOutput } from '../export/byteOutput.js';
+import { put, QsoJsonFromCopy } from './copyJson.js';
+import { qsoSelectList } from './present.js';
 import type { QsoScope } from './scope.js';
 
 /**
@@ -21,12 +23,6 @@ export interface ChangeRequest {
   cursor: ChangeCursor | null;
   perPage: number;
 }
-
-/**
- * A row of a page, read in array mode: where it stands in the feed (kind 0 a deletion, 1 a row),
- * then the QSO's columns (qsoSelectList; null for a deletion).
- */
-export type ChangeRow = [kind: 0 | 1, txid: string, id: number, stationId: number, ...qso: unknown[]];
 
 export class CursorExpiredError extends Error {}
 
@@ -58,7 +54,7 @@ function changeKeys(request: ChangeRequest, bounds: ChangeBounds, params: SqlPar
   const txid = params.add(at.txid);
   const id = params.add(at.id);
   const below = params.add(bounds.xidBound);
-  const limit = params.add(request.perPage + 1);
+  const limit = `${params.add(request.perPage + 1)}::bigint`;
   const stations = params.add(request.scope.stationIds);
   const operator = request.scope.operator === null ? null : params.add(request.scope.operator);
   const byOperator = (alias: string) => (operator === null ? '' : ` AND ${alias}.operator = ${operator}`);
@@ -72,7 +68,7 @@ function changeKeys(request: ChangeRequest, bounds: ChangeBounds, params: SqlPar
   // A tombstone of a QSO that is (again) in the scope is no deletion for this client: its row
   // comes at or after the tombstone's place.
   const deletes = `SELECT 0 AS kind, d.txid, d.qso_id AS id, d.station_id FROM qso_deletions d
-    WHERE d.user_id = ${params.add(request.ownerId)}${request.filtered ? ` AND d.station_id = ANY(${stations}::int[])` : ''}${byOperator('d')}
+    WHERE d.user_id = ${params.add(request.ownerId)}::int${request.filtered ? ` AND d.station_id = ANY(${stations}::int[])` : ''}${byOperator('d')}
       AND d.txid < ${below}::xid8 AND (d.txid, d.qso_id) > (${txid}::xid8, ${id}::bigint)
       AND NOT EXISTS (SELECT 1 FROM qso q WHERE q.id = d.qso_id AND q.station_id = ANY(${stations}::int[])${byOperator('q')})
     ORDER BY d.txid, d.qso_id LIMIT ${limit}`;
@@ -100,28 +96,106 @@ export async function fullPageEnd(
   client: Pick<pg.ClientBase, 'query'>,
   request: ChangeRequest,
   bounds: ChangeBounds,
-): Promise<Pick<ChangeCursor, 'txid' | 'id' | 'kind'> | null> {
+): Promise<ChangePosition | null> {
   const params = new SqlParams();
   const { keys } = changeKeys(request, bounds, params);
   const { rows } = await client.query<{ kind: 0 | 1; txid: string; id: string | number }>(
-    `SELECT c.kind, c.txid::text, c.id FROM (${keys}) c ORDER BY c.txid, c.id, c.kind OFFSET ${params.add(request.perPage - 1)} LIMIT 2`,
+    `SELECT c.kind, c.txid::text, c.id FROM (${keys}) c ORDER BY c.txid, c.id, c.kind OFFSET ${params.add(request.perPage - 1)}::bigint LIMIT 2`,
     params.values,
   );
   return rows.length === 2 ? { txid: rows[0]!.txid, id: Number(rows[0]!.id), kind: rows[0]!.kind } : null;
 }
 
-/** The change object of a row, as JSON text: `{change, id, station_id, qso}`; `omitEmpty`: the QSO's set fields only. */
-export function changeJson(row: ChangeRow, omitEmpty = false): string {
-  const [kind, , id, stationId] = row;
-  const qso = kind === 1 ? (omitEmpty ? renderSetQsoJson(row, 4) : renderQsoJson(row, 4)) : 'null';
-  return `{"change":"${kind === 1 ? 'upsert' : 'delete'}","id":${id},"station_id":${stationId},"qso":${qso}}`;
+/** A change's place in the feed, as a cursor holds it. */
+export type ChangePosition = Pick<ChangeCursor, 'txid' | 'id' | 'kind'>;
+
+const TAB = 0x09;
+const NEWLINE = 0x0a;
+const DIGIT_ZERO = 0x30;
+const CHANGE_PREFIX = [Buffer.from('{"change":"delete","id":'), Buffer.from('{"change":"upsert","id":')] as const;
+const STATION_KEY = Buffer.from(',"station_id":');
+const QSO_KEY = Buffer.from(',"qso":');
+const NO_QSO = Buffer.from('null}');
+
+/**
+ * The page's COPY output (changePageSql's columns: kind, txid, id, station_id, the QSO's), in
+ * pieces as the connection delivers them, turned into the change objects' JSON text, separated
+ * by commas: the row after `perPage` only says there is more, a QSO deleted twice in the page
+ * (moved away, then deleted) is told once, and `last` is where the last row read stands. A row
+ * cut by the end of a piece waits for the next one.
+ */
+export class ChangePageFromCopy {
+  last: ChangePosition | null = null;
+  hasMore = false;
+  private count = 0;
+  private readonly deleted = new Set<number>();
+  private readonly qso: QsoJsonFromCopy;
+  private readonly out = new ByteOutput();
+  private partial: Buffer | null = null;
+
+  /** `omitEmpty`: each QSO with its set fields only. */
+  constructor(private readonly perPage: number, omitEmpty: boolean) {
+    this.qso = new QsoJsonFromCopy(omitEmpty);
+  }
+
+  /** The changes of the rows `chunk` completes; null when it completes none. */
+  read(chunk: Buffer): Buffer | null {
+    const input = this.partial === null ? chunk : Buffer.concat([this.partial, chunk]);
+    let start = 0;
+    for (let end = input.indexOf(NEWLINE); end !== -1; start = end + 1, end = input.indexOf(NEWLINE, start)) {
+      if (this.count === this.perPage) {
+        this.hasMore = true;
+        continue;
+      }
+      this.count++;
+      this.writeChange(input, start, end);
+    }
+    this.partial = start < input.length ? input.subarray(start) : null;
+    return this.out.length > 0 ? this.out.take() : null;
+  }
+
+  /** After the last piece: fails when the output ended inside a row. */
+  end(): void {
+    if (this.partial !== null) throw new Error('COPY output ended inside a row');
+  }
+
+  private writeChange(input: Buffer, start: number, end: number): void {
+    const kind = input[start] === DIGIT_ZERO ? 0 : 1;
+    const txidEnd = input.indexOf(TAB, start + 2);
+    const idEnd = input.indexOf(TAB, txidEnd + 1);
+    const stationEnd = input.indexOf(TAB, idEnd + 1);
+    let id = 0;
+    for (let at = txidEnd + 1; at < idEnd; at++) id = id * 10 + input[at]! - DIGIT_ZERO;
+    this.last = { kind, txid: input.toString('latin1', start + 2, txidEnd), id };
+    if (kind === 0) {
+      if (this.deleted.has(id)) return;
+      this.deleted.add(id);
+    }
+    const out = this.out;
+    out.reserve(80 + stationEnd - start);
+    const bytes = out.bytes;
+    let at = out.length;
+    if (this.count > 1) bytes[at++] = 0x2c /* , */;
+    at = put(CHANGE_PREFIX[kind], bytes, at);
+    at = put(input, bytes, at, txidEnd + 1, idEnd);
+    at = put(STATION_KEY, bytes, at);
+    at = put(input, bytes, at, idEnd + 1, stationEnd);
+    at = put(QSO_KEY, bytes, at);
+    if (kind === 0) {
+      out.length = put(NO_QSO, bytes, at);
+      return;
+    }
+    out.length = at;
+    this.qso.write(input, stationEnd + 1, end, out);
+    out.bytes[out.length++] = 0x7d /* } */;
+  }
 }
 
 /** Where the client stands after a page: its last change, or, when nothing more is there, the cut itself. */
-export function nextPosition(last: ChangeRow | null, hasMore: boolean, bounds: ChangeBounds, previous: ChangeCursor | null): Pick<ChangeCursor, 'txid' | 'id' | 'kind'> {
+export function nextPosition(last: ChangePosition | null, hasMore: boolean, bounds: ChangeBounds, previous: ChangeCursor | null): ChangePosition {
   // The cut never moves back for a log (its writers below it have ended), but a cursor is
   // never moved back whatever happens.
   if (!hasMore && (previous === null || BigInt(previous.txid) < BigInt(bounds.xidBound))) return { txid: bounds.xidBound, id: 0, kind: 0 };
-  if (last !== null) return { txid: last[1], id: last[2], kind: last[0] };
+  if (last !== null) return last;
   return previous ?? START;
 }

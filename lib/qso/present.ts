@@ -59,11 +59,11 @@ export type QsoObject = Record<string, string | number | null>;
 /**
  * The QSO object's fields in output order: its name, the column it comes from, and how the
  * value is shown ('text': '' when unset; 'value': as read, null when unset — timestamps and dates
- * are read as text). presentQso (the object) and renderQsoJson (its JSON text, for pages of
- * thousands) both follow this one list.
+ * are read as text). presentQso (the object), renderQsoJson (its JSON text, for pages of
+ * thousands) and QsoJsonFromCopy (the same text from COPY rows) all follow this one list.
  */
 type FieldKind = 'value' | 'text';
-const QSO_FIELDS: ReadonlyArray<readonly [field: string, column: keyof QsoRow, kind: FieldKind]> = [
+export const QSO_JSON_FIELDS: ReadonlyArray<readonly [field: string, column: keyof QsoRow, kind: FieldKind]> = [
   ['id', 'id', 'value'], ['station_id', 'station_id', 'value'], ['call', 'call', 'value'], ['band', 'band', 'value'],
   ['band_rx', 'band_rx', 'text'], ['mode', 'mode', 'value'], ['submode', 'submode', 'value'],
   ['freq', 'freq', 'value'], ['freq_rx', 'freq_rx', 'value'], ['qso_date', 'time_on', 'value'], ['time_off', 'time_off', 'value'],
@@ -78,7 +78,7 @@ const QSO_FIELDS: ReadonlyArray<readonly [field: string, column: keyof QsoRow, k
 ];
 
 /** Columns a QSO object is built from, in the order they are read. */
-export const QSO_COLUMNS: readonly string[] = QSO_FIELDS.map(([, column]) => column);
+export const QSO_COLUMNS: readonly string[] = QSO_JSON_FIELDS.map(([, column]) => column);
 
 /** `alias.col, alias.col, …` for SELECT and RETURNING lists. */
 export function qsoSelectList(alias = 'q'): string {
@@ -87,18 +87,18 @@ export function qsoSelectList(alias = 'q'): string {
 
 export function presentQso(row: QsoRow): QsoObject {
   const qso: QsoObject = {};
-  for (const [field, column, kind] of QSO_FIELDS) qso[field] = kind === 'text' ? (row[column] ?? '') : row[column];
+  for (const [field, column, kind] of QSO_JSON_FIELDS) qso[field] = kind === 'text' ? (row[column] ?? '') : row[column];
   return qso;
 }
 
 /** Per field: what precedes its value in the JSON text, and what stands for an unset value. */
-const JSON_KEYS = QSO_FIELDS.map(([field], index) => `${index === 0 ? '{' : ','}${JSON.stringify(field)}:`);
-const JSON_UNSET = QSO_FIELDS.map(([, , kind]) => (kind === 'text' ? '""' : 'null'));
+const JSON_KEYS = QSO_JSON_FIELDS.map(([field], index) => `${index === 0 ? '{' : ','}${JSON.stringify(field)}:`);
+const JSON_UNSET = QSO_JSON_FIELDS.map(([, , kind]) => (kind === 'text' ? '""' : 'null'));
 
 /**
  * JSON.stringify(presentQso(row)) for a row read in array mode (QSO_COLUMNS in order, from
- * `offset`), without building the object: lists and the change feed write thousands per page,
- * and this is several times faster than the object and its stringification.
+ * `offset`), without building the object: a list writes up to 5000 per page, and this is
+ * several times faster than the object and its stringification.
  */
 export function renderQsoJson(row: readonly unknown[], offset = 0): string {
   let json = '';
@@ -107,21 +107,4 @@ export function renderQsoJson(row: readonly unknown[], offset = 0): string {
     json += JSON_KEYS[index]! + (value === null ? JSON_UNSET[index]! : typeof value === 'number' ? String(value) : JSON.stringify(value));
   }
   return json + '}';
-}
-
-const JSON_NAMES = QSO_FIELDS.map(([field]) => `${JSON.stringify(field)}:`);
-
-/**
- * renderQsoJson without the fields that are unset ('' or null): the same object for a client
- * that reads a missing field as unset, in about a third of the bytes (most of a QSO's 75 fields
- * are empty), for copies of whole logs.
- */
-export function renderSetQsoJson(row: readonly unknown[], offset = 0): string {
-  let json = '';
-  for (let index = 0; index < JSON_NAMES.length; index++) {
-    const value = row[offset + index];
-    if (value === null || value === '') continue;
-    json += (json === '' ? '{' : ',') + JSON_NAMES[index]! + (typeof value === 'number' ? String(value) : JSON.stringify(value));
-  }
-  return json === '' ? '{}' : json + '}';
 }

@@ -2,10 +2,26 @@ import t from 'tap';
 import { startTestServer } from '../helpers/server.js';
 import { createOperator } from '../helpers/fixtures.js';
 import { insertQsos } from '../helpers/qsoRows.js';
+import { to as copyTo } from 'pg-copy-streams';
 import { presentQso, qsoSelectList, renderQsoJson, type QsoRow } from '../../lib/qso/present.js';
+import { QsoJsonFromCopy } from '../../lib/qso/copyJson.js';
+import { ChangePageFromCopy } from '../../lib/qso/changeFeed.js';
+import { ByteOutput } from '../../lib/export/byteOutput.js';
+
+/** An empty QSO and one holding every kind of value: numbers, dates, and texts COPY and JSON both escape. */
+const oddRows = (stationId: number) => [
+  { station_id: stationId, call: 'K1BAR', time_on: '2024-06-01 12:34:56' },
+  {
+    station_id: stationId, call: 'K1FUL', time_on: '2024-06-01 23:59:59', time_off: '2024-06-02 00:01:00', band_rx: '2m',
+    submode: 'FT4', freq: 10_368_100_000, freq_rx: 144_300_000, cqz: 5, ituz: 8, srx: 0, stx: 1234, dxcc: 291,
+    name: 'quote " backslash \\ slash /', comment: 'line\nbreak\ttab\rreturn\u0001\u001f', notes: 'emoji 📻 and \u2028\u2029 and ü',
+    qth: '', qsl_via: '<script>', srx_string: '001', lotw_qslrdate: '2024-07-01', qslsdate: '1999-12-31', country: 'UNITED STATES OF AMERICA',
+    sat_name: '\\N', sat_mode: '\\', sig: 'vt\u000bbs\bff\fdel\u007f', sig_info: '\\n not a newline', rst_sent: '"', gridsquare: '\\\t',
+  },
+];
 
 /**
- * Lists and the change feed write a QSO's JSON with renderQsoJson from rows read in array
+ * Lists write a QSO's JSON with renderQsoJson from rows read in array
  * mode; GET /qso/{id}, PATCH and create build the object with presentQso. Both must give the
  * same text for every kind of value a row can hold.
  */
@@ -13,15 +29,7 @@ t.test('renderQsoJson writes exactly JSON.stringify(presentQso(row))', async (t)
   const server = await startTestServer(t);
   const db = server.db.pool;
   const op = await createOperator(db, { callsign: 'DL1REN' });
-  const ids = await insertQsos(db, [
-    { station_id: op.stationId, call: 'K1BAR', time_on: '2024-06-01 12:34:56' },
-    {
-      station_id: op.stationId, call: 'K1FUL', time_on: '2024-06-01 23:59:59', time_off: '2024-06-02 00:01:00', band_rx: '2m',
-      submode: 'FT4', freq: 10_368_100_000, freq_rx: 144_300_000, cqz: 5, ituz: 8, srx: 0, stx: 1234, dxcc: 291,
-      name: 'quote " backslash \\ slash /', comment: 'line\nbreak\ttab\rreturn\u0001\u001f', notes: 'emoji 📻 and \u2028\u2029 and ü',
-      qth: '', qsl_via: '<script>', srx_string: '001', lotw_qslrdate: '2024-07-01', qslsdate: '1999-12-31', country: 'UNITED STATES OF AMERICA',
-    },
-  ]);
+  const ids = await insertQsos(db, oddRows(op.stationId));
   const objects = await db.query<QsoRow>(`SELECT ${qsoSelectList('q')} FROM qso q WHERE q.id = ANY($1) ORDER BY q.id`, [ids]);
   const arrays = await db.query<unknown[]>({ text: `SELECT ${qsoSelectList('q')} FROM qso q WHERE q.id = ANY($1) ORDER BY q.id`, values: [ids], rowMode: 'array' });
   t.equal(arrays.rows.length, 2);
@@ -40,3 +48,101 @@ t.test('renderQsoJson writes exactly JSON.stringify(presentQso(row))', async (t)
   const single = await server.request(`/api/v2/qso/${ids[1]}`, { token: op.token });
   t.same(list.body.data.find((qso: { id: number }) => qso.id === ids[1]), single.body.data, 'the list shows what GET /qso/{id} shows');
 });
+
+/** The rows as `COPY (SELECT prefix, qsoSelectList …) TO STDOUT` writes them, in one piece. */
+async function copyText(db: import('pg').Pool, prefix: string, ids: number[]): Promise<Buffer> {
+  const client = await db.connect();
+  try {
+    await client.query("SET datestyle = 'ISO'");
+    const chunks: Buffer[] = [];
+    const literal = `ARRAY[${ids.map(Number).join(',')}]::bigint[]`;
+    const copy = client.query(copyTo(`COPY (SELECT ${prefix}${qsoSelectList('q')} FROM qso q WHERE q.id = ANY(${literal}) ORDER BY q.id) TO STDOUT`));
+    for await (const chunk of copy as AsyncIterable<Buffer>) chunks.push(chunk);
+    return Buffer.concat(chunks);
+  } finally {
+    client.release();
+  }
+}
+
+/** The object without its unset fields: what a client of omit_empty=true rebuilds. */
+function setFields(json: string): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(JSON.parse(json) as Record<string, unknown>).filter(([, value]) => value !== '' && value !== null));
+}
+
+/**
+ * The change feed writes the QSO's JSON straight from COPY text (QsoJsonFromCopy): the same text
+ * as renderQsoJson of the same row, whatever the values hold (COPY's escapes, quotes, control
+ * characters, a text that reads `\N`), and with omit_empty the same object less its unset fields.
+ */
+t.test('QsoJsonFromCopy writes what renderQsoJson writes, from COPY text', async (t) => {
+  const server = await startTestServer(t);
+  const db = server.db.pool;
+  const op = await createOperator(db, { callsign: 'DL1CPY' });
+  const ids = await insertQsos(db, oddRows(op.stationId));
+  const arrays = await db.query<unknown[]>({ text: `SELECT ${qsoSelectList('q')} FROM qso q WHERE q.id = ANY($1) ORDER BY q.id`, values: [ids], rowMode: 'array' });
+  const text = await copyText(db, '', ids);
+  for (const setOnly of [false, true]) {
+    const writer = new QsoJsonFromCopy(setOnly);
+    let start = 0;
+    for (const [index, row] of arrays.rows.entries()) {
+      const end = text.indexOf(0x0a, start);
+      const out = new ByteOutput(16);
+      t.equal(writer.write(text, start, end, out), end, 'reads the row to its end');
+      const json = out.take().toString('utf8');
+      if (setOnly) t.same(JSON.parse(json), setFields(renderQsoJson(row)), `row ${index}, set fields only`);
+      else t.equal(json, renderQsoJson(row), `row ${index}`);
+      start = end + 1;
+    }
+  }
+  t.equal(JSON.parse(renderQsoJson(arrays.rows[1]!)).sat_name, '\\N', 'a text reading \\N is no NULL');
+});
+
+/**
+ * The page's rows arrive in pieces cut anywhere: each cut gives the same changes, the row after
+ * perPage only sets has_more, and a deletion seen twice is told once.
+ */
+t.test('ChangePageFromCopy: the same page however the COPY output is cut', async (t) => {
+  const server = await startTestServer(t);
+  const db = server.db.pool;
+  const op = await createOperator(db, { callsign: 'DL1CUT' });
+  const ids = await insertQsos(db, [
+    { station_id: op.stationId, call: 'K1AAA', time_on: '2024-06-01 12:34:56', comment: 'tab\there' },
+    { station_id: op.stationId, call: 'K1BBB', time_on: '2024-06-01 12:35:56', name: 'ü 📻' },
+    { station_id: op.stationId, call: 'K1CCC', time_on: '2024-06-01 12:36:56' },
+  ]);
+  const upserts = await copyText(db, `1, 7, q.id, q.station_id, `, ids);
+  const deletion = Buffer.from(`0\t8\t${ids[0]}\t${op.stationId}\t${Array(qsoColumnCount(upserts)).fill('\\N').join('\t')}\n`);
+  // Two upserts, the same deletion twice (told once), then one more than perPage.
+  const rows = Buffer.concat([upserts.subarray(0, upserts.indexOf(0x0a, upserts.indexOf(0x0a) + 1) + 1), deletion, deletion, upserts.subarray(upserts.indexOf(0x0a, upserts.indexOf(0x0a) + 1) + 1)]);
+  const readAll = (pieces: Buffer[]) => {
+    const page = new ChangePageFromCopy(4, false);
+    const out = pieces.map((piece) => page.read(piece)?.toString('utf8') ?? '').join('');
+    page.end();
+    return { json: JSON.parse(`[${out}]`) as Array<{ change: string; id: number; station_id: number; qso: Record<string, unknown> | null }>, last: page.last, hasMore: page.hasMore };
+  };
+  const whole = readAll([rows]);
+  t.same(whole.json.map((change) => [change.change, change.id]), [['upsert', ids[0]], ['upsert', ids[1]], ['delete', ids[0]]]);
+  t.equal(whole.json[0]!.qso!.comment, 'tab\there');
+  t.equal(whole.json[1]!.qso!.name, 'ü 📻');
+  t.equal(whole.json[2]!.station_id, op.stationId);
+  t.equal(whole.json[2]!.qso, null);
+  t.same(whole.last, { kind: 0, txid: '8', id: ids[0] }, 'the last row read, the repeated deletion included');
+  t.equal(whole.hasMore, true, 'the fifth row says there is more');
+  for (let cut = 1; cut < rows.length; cut++) {
+    const pieces = readAll([rows.subarray(0, cut), rows.subarray(cut)]);
+    if (JSON.stringify(pieces) !== JSON.stringify(whole)) {
+      t.fail(`cut at byte ${cut} gives another page`);
+      return;
+    }
+  }
+  t.pass(`the same page for each of the ${rows.length - 1} cuts`);
+  const cutInRow = new ChangePageFromCopy(4, false);
+  cutInRow.read(rows.subarray(0, 10));
+  t.throws(() => cutInRow.end(), /ended inside a row/);
+});
+
+/** Columns per row of COPY text (tabs in the first row, plus one), less the four change columns. */
+function qsoColumnCount(text: Buffer): number {
+  const row = text.subarray(0, text.indexOf(0x0a));
+  return row.toString('latin1').split('\t').length - 4;
+}

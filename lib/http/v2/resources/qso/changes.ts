@@ -1,6 +1,6 @@
 import { once } from 'node:events';
-import { pipeline, Readable, Transform, type TransformCallback } from 'node:stream';
-import QueryStream from 'pg-query-stream';
+import { Readable, Transform, type TransformCallback } from 'node:stream';
+import { to as copyTo } from 'pg-copy-streams';
 import { ApiError, validationError } from '../../../errors.js';
 import { parseStationIds, present } from '../../params.js';
 import type { Handler, JsonSchema } from '../../resource.js';
@@ -8,16 +8,15 @@ import { qsoSchema } from './schemas.js';
 import { restrictedOperator } from '../../principal.js';
 import { decodeCursor, encodeCursor, type ChangeCursor } from '../../../../qso/changeCursor.js';
 import {
-  changeHorizon, changeJson, changePageSql, checkCursorAge, CursorExpiredError, fullPageEnd, nextPosition,
-  type ChangeRequest, type ChangeRow,
+  ChangePageFromCopy, changeHorizon, changePageSql, checkCursorAge, CursorExpiredError, fullPageEnd, nextPosition,
+  type ChangeRequest,
 } from '../../../../qso/changeFeed.js';
 import { changeBounds, type ChangeBounds } from '../../../../qso/changeBounds.js';
-import { jsonListEnvelope } from './jsonListStream.js';
-import { beginSnapshot, endSnapshot } from './snapshot.js';
+import { bindAsSettings } from '../../../../db/settingParams.js';
+import { answerFromSnapshot, beginSnapshot, endSnapshot } from './snapshot.js';
 
 export const DEFAULT_PER_PAGE = 1000;
 export const MAX_PER_PAGE = 5000;
-const CURSOR_BATCH = 500;
 
 function parsePerPage(query: Record<string, string>): number {
   if (!present(query.per_page)) return DEFAULT_PER_PAGE;
@@ -43,34 +42,43 @@ function parseCursor(query: Record<string, string>): ChangeCursor | null {
 }
 
 /**
- * Rows of the page in, change objects out as JSON text: the extra row only says there is more,
- * a QSO deleted twice in the page (moved away, then deleted) is told once, and the last row read
- * sets the cursor.
+ * The page's COPY output in, the answer out: `{"data":[` the change objects `],"meta":…}`, the
+ * meta built once the last row is read (it holds the cursor after it).
  */
-class PageChanges extends Transform {
-  last: ChangeRow | null = null;
-  hasMore = false;
-  private count = 0;
-  private readonly deleted = new Set<number>();
+class ChangePageBody extends Transform {
+  private opened = false;
 
-  constructor(private readonly perPage: number, private readonly omitEmpty: boolean) {
-    super({ readableObjectMode: true, writableObjectMode: true });
+  constructor(readonly changes: ChangePageFromCopy, private readonly meta: () => unknown) {
+    super();
   }
 
-  override _transform(row: ChangeRow, _encoding: BufferEncoding, callback: TransformCallback): void {
-    if (this.count === this.perPage) {
-      this.hasMore = true;
-      callback();
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.open();
+    let changes: Buffer | null;
+    try {
+      changes = this.changes.read(chunk);
+    } catch (error) {
+      callback(error as Error);
       return;
     }
-    this.count++;
-    this.last = row;
-    const [kind, , id] = row;
-    if (kind === 0) {
-      if (this.deleted.has(id)) return callback();
-      this.deleted.add(id);
+    callback(null, changes ?? undefined);
+  }
+
+  override _flush(callback: TransformCallback): void {
+    try {
+      this.changes.end();
+    } catch (error) {
+      callback(error as Error);
+      return;
     }
-    callback(null, changeJson(row, this.omitEmpty));
+    this.open();
+    callback(null, `],"meta":${JSON.stringify(this.meta())}}`);
+  }
+
+  private open(): void {
+    if (this.opened) return;
+    this.opened = true;
+    this.push('{"data":[');
   }
 }
 
@@ -96,7 +104,8 @@ function refuseExpired(cursor: ChangeCursor, horizon: bigint, retentionDays: num
  * first, on its own; then one snapshot serves the retention horizon, the page's end (the `Link`
  * to the next page) and the page, so that a pruning the page does not see cannot have slipped
  * past the cursor check either, and the link's cursor is the one `meta` ends with. The page is
- * one statement streamed from a cursor into the response.
+ * one statement, a COPY whose text rows become the change objects' JSON as they arrive
+ * (lib/qso/copyJson.ts): no value of a page becomes a string on its way.
  */
 export const listChanges: Handler = async (request) => {
   const { ctx, query, services, principal } = request;
@@ -119,7 +128,7 @@ export const listChanges: Handler = async (request) => {
     await beginSnapshot(client);
     const horizon = await changeHorizon(client);
     if (cursor !== null) refuseExpired(cursor, horizon, services.config.change_retention_days, now);
-    const changes = new PageChanges(perPage, omitEmpty);
+    const changes = new ChangePageFromCopy(perPage, omitEmpty);
     const cursorAt = (position: Pick<ChangeCursor, 'txid' | 'id' | 'kind'>) => encodeCursor({ ...position, horizon: Number(horizon), issuedAt: now });
     const meta = () => {
       const position = nextPosition(changes.last, changes.hasMore, bounds, cursor);
@@ -129,17 +138,18 @@ export const listChanges: Handler = async (request) => {
     // log can ask for it while it still reads this one.
     const end = stationIds.length > 0 ? await fullPageEnd(client, change, bounds) : null;
     if (end !== null) ctx.set('Link', `<${nextPageUrl(ctx.path, ctx.querystring, cursorAt(end))}>; rel="next"`);
-    const body = jsonListEnvelope((change: string) => change, () => meta());
-    const page = changePageSql(change, bounds);
-    const rows = stationIds.length > 0
-      ? client.query(new QueryStream(page.text, page.values, { batchSize: CURSOR_BATCH, rowMode: 'array' }))
-      : Readable.from([]);
-    await once(rows, 'readable');
-    pipeline(rows, changes, body, (error) => endSnapshot(client, error));
-    ctx.status = 200;
-    ctx.type = 'application/json';
-    ctx.body = body;
-    return undefined;
+    const body = new ChangePageBody(changes, meta);
+    let rows: Readable = Readable.from([]);
+    if (stationIds.length > 0) {
+      // Dates and timestamps in ISO form, as GET /qso/{id} shows them.
+      await client.query("SET LOCAL datestyle = 'ISO'");
+      const page = changePageSql(change, bounds);
+      rows = client.query(copyTo(`COPY (${await bindAsSettings(client, page.text, page.values)}) TO STDOUT`));
+      // Committed to 200 only once the COPY has produced its first rows: a statement that fails
+      // still gets the error envelope.
+      await once(rows, 'readable');
+    }
+    return answerFromSnapshot(ctx, client, rows, body);
   } catch (error) {
     // A refused cursor is an answer, not a failure of the connection.
     endSnapshot(client, error instanceof ApiError ? null : (error as Error));

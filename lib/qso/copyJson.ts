@@ -1,0 +1,140 @@
+import { QSO_COLUMNS as TABLE_COLUMNS } from '../db/qsoColumns.js';
+import type { ByteOutput } from '../export/byteOutput.js';
+import { QSO_JSON_FIELDS } from './present.js';
+
+/**
+ * The QSO object's JSON (present.ts) written straight from the text `COPY (SELECT
+ * qsoSelectList() …) TO STDOUT` gives, byte by byte, without a string per value: pages of
+ * thousands of QSOs (the change feed) spend most of their time decoding and re-encoding values
+ * otherwise. The text is exactly what renderQsoJson writes for the same row (a test holds them
+ * together).
+ *
+ * COPY's text format: values separated by tabs, the row ended by a newline, NULL as `\N`, and
+ * inside a value backslash, backspace, form feed, newline, carriage return, tab and vertical tab
+ * written as `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, `\v`; every other byte as it is. JSON needs
+ * the quote and the other control characters escaped too, and `\v` as `\u000b`.
+ */
+
+const TAB = 0x09;
+const NEWLINE = 0x0a;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const LETTER_N = 0x4e;
+
+/** The JSON text (after its backslash) of each COPY escape, by the escaped letter. */
+const JSON_ESCAPES = new Map<number, Buffer>(
+  Object.entries({ '\\': '\\', b: 'b', f: 'f', n: 'n', r: 'r', t: 't', v: 'u000b' }).map(([letter, json]) => [letter.charCodeAt(0), Buffer.from(json)]),
+);
+const HEX = Buffer.from('0123456789abcdef');
+
+/** Most bytes one input byte can become: a raw control character as `\u00XX`. */
+const MAX_GROWTH = 6;
+
+const NUMERIC_COLUMNS = new Set(TABLE_COLUMNS.filter((column) => column.kind === 'int' || column.kind === 'bigint').map((column) => column.name));
+
+interface Field {
+  /** `{"name":` / `,"name":` (every field) or `"name":` (set fields only: the separator varies). */
+  readonly key: Buffer;
+  /** Written as it stands (a number) rather than as a JSON string. */
+  readonly numeric: boolean;
+  /** What stands for NULL in the full object: `""` or `null`. */
+  readonly unset: Buffer;
+}
+
+function fields(setOnly: boolean): Field[] {
+  return QSO_JSON_FIELDS.map(([field, column, kind], index) => ({
+    key: Buffer.from(`${setOnly || index > 0 ? (setOnly ? '' : ',') : '{'}${JSON.stringify(field)}:`),
+    numeric: NUMERIC_COLUMNS.has(column),
+    unset: Buffer.from(kind === 'text' ? '""' : 'null'),
+  }));
+}
+
+/** Bytes a row adds beyond its values: every key and unset value. */
+function fixedBytes(list: readonly Field[]): number {
+  return list.reduce((sum, field) => sum + field.key.length + field.unset.length + 1, 2);
+}
+
+/**
+ * Copies a few bytes (a key, an escape; `source` from `from` to `to`) into `bytes` at `at`,
+ * returning where they end: a loop
+ * beats Buffer#copy, whose call costs more than copying a dozen bytes (a profile showed it
+ * taking more time than the values themselves).
+ */
+export function put(source: Buffer, bytes: Buffer, at: number, from = 0, to = source.length): number {
+  for (let index = from; index < to; index++) bytes[at++] = source[index]!;
+  return at;
+}
+
+export class QsoJsonFromCopy {
+  private readonly fields: Field[];
+  private readonly fixed: number;
+
+  /** `setOnly`: without the unset fields ('' or NULL), as renderSetQsoJson would. */
+  constructor(private readonly setOnly: boolean) {
+    this.fields = fields(setOnly);
+    this.fixed = fixedBytes(this.fields);
+  }
+
+  /**
+   * Writes the QSO whose columns start at `start` in `input` (a COPY row, QSO_COLUMNS in
+   * present.ts order, ending at `rowEnd`, its newline) and returns where its last value ends.
+   */
+  write(input: Buffer, start: number, rowEnd: number, out: ByteOutput): number {
+    out.reserve(this.fixed + MAX_GROWTH * (rowEnd - start));
+    const bytes = out.bytes;
+    let at = out.length;
+    let pos = start;
+    let written = 0;
+    for (let index = 0; index < this.fields.length; index++) {
+      if (index > 0) {
+        if (input[pos] !== TAB) throw new Error('COPY row has fewer columns than a QSO');
+        pos++;
+      }
+      const field = this.fields[index]!;
+      const isNull = input[pos] === BACKSLASH && input[pos + 1] === LETTER_N;
+      const isEmpty = !isNull && (input[pos] === TAB || input[pos] === NEWLINE);
+      if (this.setOnly) {
+        if (isNull) {
+          pos += 2;
+          continue;
+        }
+        if (isEmpty) continue;
+        bytes[at++] = written === 0 ? 0x7b /* { */ : 0x2c /* , */;
+      }
+      written++;
+      at = put(field.key, bytes, at);
+      if (isNull) {
+        at = put(field.unset, bytes, at);
+        pos += 2;
+        continue;
+      }
+      if (field.numeric) {
+        for (let byte = input[pos]!; byte !== TAB && byte !== NEWLINE; byte = input[++pos]!) bytes[at++] = byte;
+        continue;
+      }
+      bytes[at++] = QUOTE;
+      for (let byte = input[pos]!; byte !== TAB && byte !== NEWLINE; byte = input[++pos]!) {
+        if (byte === BACKSLASH) {
+          const escape = JSON_ESCAPES.get(input[++pos]!);
+          if (escape === undefined) throw new Error(`COPY row has an unknown escape \\${String.fromCharCode(input[pos]!)}`);
+          bytes[at++] = BACKSLASH;
+          at = put(escape, bytes, at);
+        } else if (byte === QUOTE) {
+          bytes[at++] = BACKSLASH;
+          bytes[at++] = QUOTE;
+        } else if (byte < 0x20) {
+          at += bytes.write('\\u00', at, 'latin1');
+          bytes[at++] = HEX[byte >> 4]!;
+          bytes[at++] = HEX[byte & 15]!;
+        } else {
+          bytes[at++] = byte;
+        }
+      }
+      bytes[at++] = QUOTE;
+    }
+    if (this.setOnly && written === 0) bytes[at++] = 0x7b;
+    bytes[at++] = 0x7d /* } */;
+    out.length = at;
+    return pos;
+  }
+}
