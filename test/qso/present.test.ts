@@ -1,7 +1,7 @@
 import t from 'tap';
 import { startTestServer } from '../helpers/server.js';
 import { createOperator } from '../helpers/fixtures.js';
-import { insertQsos } from '../helpers/qsoRows.js';
+import { insertQsos, type QsoRow as InsertedRow } from '../helpers/qsoRows.js';
 import { to as copyTo } from 'pg-copy-streams';
 import { presentQso, qsoSelectList, renderQsoJson, type QsoRow } from '../../lib/qso/present.js';
 import { QsoJsonFromCopy } from '../../lib/qso/copyJson.js';
@@ -9,7 +9,7 @@ import { ChangePageFromCopy } from '../../lib/qso/changeFeed.js';
 import { ByteOutput } from '../../lib/export/byteOutput.js';
 
 /** An empty QSO and one holding every kind of value: numbers, dates, and texts COPY and JSON both escape. */
-const oddRows = (stationId: number) => [
+const oddRows = (stationId: number): InsertedRow[] => [
   { station_id: stationId, call: 'K1BAR', time_on: '2024-06-01 12:34:56' },
   {
     station_id: stationId, call: 'K1FUL', time_on: '2024-06-01 23:59:59', time_off: '2024-06-02 00:01:00', band_rx: '2m',
