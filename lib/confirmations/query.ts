@@ -3,6 +3,7 @@ import { SqlParams } from '../db/sqlParams.js';
 import { CONFIRMATION_KEYS, CONFIRMATION_TYPES, type ConfirmationType } from '../qso/confirmationTypes.js';
 import { bandCondition, confirmedCondition, dateRangeConditions, modeCondition } from '../qso/filters.js';
 import { scopeConditions, type QsoScope } from '../qso/scope.js';
+import { timeRangeTotalSql } from '../qso/counts.js';
 
 /**
  * The confirmation list: one row per (QSO, confirmation type) with that type received ('Y')
@@ -80,11 +81,80 @@ export interface ConfirmationPage {
  * partial index `qso_conf_<type>` (station_id, date DESC, id) in order, so the branches merge
  * without a sort and each stops after `offset + limit` rows.
  */
-export async function listConfirmations(db: pg.Pool, filters: ConfirmationFilters, limit: number, offset: number): Promise<ConfirmationPage> {
+export async function listConfirmations(
+  db: pg.Pool,
+  filters: ConfirmationFilters,
+  limit: number,
+  offset: number,
+  { dateRangeFirstMax = DATE_RANGE_FIRST_MAX } = {},
+): Promise<ConfirmationPage> {
   const { stationIds } = filters.scope;
   if (stationIds.length === 0 || filters.types.length === 0) return { rows: [], total: 0 };
+  if ((filters.qsoSince !== null || filters.qsoUntil !== null) && (await qsosInDateRange(db, filters)) <= dateRangeFirstMax) {
+    return dateRangePage(db, filters, limit, offset);
+  }
   const [rows, total] = await Promise.all([pageRows(db, filters, limit, offset), countRows(db, filters)]);
   return { rows, total };
+}
+
+/**
+ * Up to this many QSOs in the qso_since/qso_until range (an option, so that tests can hold both
+ * ways to each other), the page reads the range's QSOs first
+ * (dateRangePage); beyond it, the received-date indexes in order (pageRows), which find a wide
+ * range's newest confirmations after a few entries but walk through every confirmation received
+ * after a narrow range's (a month of 2020 in a log running to 2024: 127 ms).
+ */
+const DATE_RANGE_FIRST_MAX = 20_000;
+
+/** The scope's QSOs in the QSO-date range, from the month counts (exact, without reading them all). */
+async function qsosInDateRange(db: pg.Pool, filters: ConfirmationFilters): Promise<number> {
+  const params = new SqlParams();
+  const on: Partial<Record<'q' | 'c', string>> = {};
+  const scope = (alias: 'q' | 'c') => (on[alias] ??= scopeConditions(filters.scope, params, alias).join(' AND '));
+  const until = filters.qsoUntil === null ? null : dayAfter(filters.qsoUntil);
+  const { rows } = await db.query<{ total: number }>(timeRangeTotalSql(scope, params, filters.qsoSince, until), params.values);
+  return rows[0]!.total;
+}
+
+function dayAfter(day: string): string {
+  const date = new Date(`${day}T00:00:00Z`);
+  date.setUTCDate(date.getUTCDate() + 1);
+  return date.toISOString().slice(0, 10);
+}
+
+/**
+ * Page and total for a narrow QSO-date range, in one statement (so one snapshot): the range's
+ * QSOs read from qso_station_time, each confirmed one giving a row per received type, sorted
+ * whole (at most DATE_RANGE_FIRST_MAX QSOs) and counted. The total comes on every row, and on a
+ * row of its own when the page is empty.
+ */
+async function dateRangePage(db: pg.Pool, filters: ConfirmationFilters, limit: number, offset: number): Promise<ConfirmationPage> {
+  const params = new SqlParams();
+  const conditions = [...scopeConditions(filters.scope, params), ...qsoConditions(filters, params), confirmedCondition(filters.types)];
+  const since = filters.since === null ? null : params.add(filters.since);
+  const types = filters.types.map((type) => {
+    const { status, date } = CONFIRMATION_TYPES[type];
+    return `(${CONFIRMATION_KEYS.indexOf(type)}, q.${status}, q.${date})`;
+  });
+  const { rows } = await db.query<PageRow & { total: number }>(
+    `WITH matched AS MATERIALIZED (
+       SELECT q.id AS qso_id, t.type_rank, t.confirmation_date
+         FROM qso q CROSS JOIN LATERAL (VALUES ${types.join(', ')}) t(type_rank, status, confirmation_date)
+        WHERE ${conditions.join(' AND ')} AND t.status = 'Y' AND t.confirmation_date IS NOT NULL
+              ${since === null ? '' : `AND t.confirmation_date >= ${since}::date`}),
+     page AS (
+       SELECT * FROM matched ORDER BY confirmation_date DESC, qso_id, type_rank
+        LIMIT ${params.add(limit)} OFFSET ${params.add(offset)})
+     SELECT n.total, page.qso_id, page.type_rank, to_char(page.confirmation_date, 'YYYY-MM-DD') AS confirmation_date,
+            q.call AS callsign, to_char(q.time_on, 'YYYY-MM-DD HH24:MI:SS') AS qso_date, q.mode, q.band,
+            q.submode, q.gridsquare, q.vucc_grids, q.sat_name, q.sat_mode
+       FROM (SELECT count(*)::int AS total FROM matched) n
+       LEFT JOIN (page JOIN qso q ON q.id = page.qso_id) ON true
+      ORDER BY page.confirmation_date DESC, page.qso_id, page.type_rank`,
+    params.values,
+  );
+  const total = rows[0]!.total;
+  return { rows: rows.filter((row) => row.qso_id !== null).map(toConfirmation), total };
 }
 
 async function pageRows(db: pg.Pool, filters: ConfirmationFilters, limit: number, offset: number): Promise<ConfirmationRow[]> {
@@ -141,7 +211,7 @@ async function countRows(db: pg.Pool, filters: ConfirmationFilters): Promise<num
   const received = filters.types.map((type) => `(${typeConditions(type, since).join(' AND ')})`);
   const text = qso.length === 0 && filters.scope.operator === null
     ? `SELECT ${received.map((condition) => `(SELECT count(*) FROM qso q WHERE ${[condition, ...scope].join(' AND ')})`).join(' + ')} AS total`
-    : `SELECT coalesce(sum(${received.map((condition) => `${condition}::int`).join(' + ')}), 0) AS total
+    : `SELECT coalesce(sum(${received.map((condition) => `(${condition} IS TRUE)::int`).join(' + ')}), 0) AS total
          FROM qso q WHERE ${[...scope, ...qso, confirmedCondition(filters.types)].join(' AND ')}`;
   const { rows } = await db.query<{ total: number }>(text, params.values);
   return rows[0]!.total;

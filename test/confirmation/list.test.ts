@@ -4,6 +4,8 @@ import { createOperator } from '../helpers/fixtures.js';
 import { createStation } from '../../lib/accounts/stations.js';
 import { insertQsos, seedQsos } from '../helpers/qsoRows.js';
 import { inQsoTransaction } from '../../lib/qso/writeLock.js';
+import { listConfirmations, type ConfirmationFilters } from '../../lib/confirmations/query.js';
+import { CONFIRMATION_KEYS } from '../../lib/qso/confirmationTypes.js';
 
 const ALL_TYPES = ['lotw', 'eqsl', 'qsl', 'qrz', 'clublog'];
 
@@ -277,15 +279,15 @@ t.test('paging over many rows and stations agrees with one ordered read of the t
        FROM generate_series(1, 600) g`,
     [op.stationId, second, third],
   );
-  const { rows: expected } = await db.query<{ key: string }>(
-    `SELECT id || ':' || label || ':' || to_char(d, 'YYYY-MM-DD') AS key FROM (
+  // Every received, dated (QSO, type) pair with its key, its date d and its type rank r.
+  const expectedKeysSql = `SELECT id, r, d, id || ':' || label || ':' || to_char(d, 'YYYY-MM-DD') AS key FROM (
         SELECT id, 0 AS r, 'LoTW' AS label, lotw_qslrdate AS d FROM qso WHERE lotw_qsl_rcvd = 'Y'
         UNION ALL SELECT id, 1, 'eQSL', eqsl_qslrdate FROM qso WHERE eqsl_qsl_rcvd = 'Y'
         UNION ALL SELECT id, 2, 'QSL Card', qslrdate FROM qso WHERE qsl_rcvd = 'Y'
         UNION ALL SELECT id, 3, 'QRZ.com', qrzcom_qso_download_date FROM qso WHERE qrzcom_qso_download_status = 'Y'
         UNION ALL SELECT id, 4, 'Clublog', clublog_qso_download_date FROM qso WHERE clublog_qso_download_status = 'Y') x
-      WHERE d IS NOT NULL ORDER BY d DESC, id, r`,
-  );
+      WHERE d IS NOT NULL`;
+  const { rows: expected } = await db.query<{ key: string }>(`SELECT key FROM (${expectedKeysSql}) x ORDER BY d DESC, id, r`);
   const seen: string[] = [];
   for (let page = 1; ; page++) {
     const res = await server.request(`/api/v2/confirmation?per_page=97&page=${page}`, { token: op.token });
@@ -301,4 +303,28 @@ t.test('paging over many rows and stations agrees with one ordered read of the t
   t.equal(await total('type=clublog'), byType('Clublog'));
   t.equal(await total('type=qsl,clublog&mode=cw&band=20m'), byType('QSL Card') + byType('Clublog'));
   t.equal(await total('band=40m'), 0);
+
+  // A QSO-date range: its QSOs read first (narrow) or the received-date indexes walked (wide),
+  // the same rows and total either way, and the same as the ordered read of the range.
+  const { rows: inRange } = await db.query<{ key: string }>(
+    `SELECT x.key FROM (${expectedKeysSql}) x JOIN qso q ON q.id = x.id
+      WHERE q.time_on >= '2020-01-05' AND q.time_on < '2020-01-16' AND x.d >= '2024-01-03' ORDER BY x.d DESC, x.id, x.r`,
+  );
+  t.ok(inRange.length > 100, `${inRange.length} rows in the range`);
+  const filters: ConfirmationFilters = {
+    scope: { stationIds: [op.stationId, second, third], operator: null }, types: CONFIRMATION_KEYS,
+    since: '2024-01-03', qsoSince: '2020-01-05', qsoUntil: '2020-01-15', band: null, mode: null, callsign: null,
+  };
+  const keysOfPage = (page: Awaited<ReturnType<typeof listConfirmations>>) => page.rows.map((r) => `${r.qso_id}:${r.type}:${r.confirmation_date}`);
+  for (const [way, dateRangeFirstMax] of [['the range first', Infinity], ['the received-date indexes', 0]] as const) {
+    const pages: string[] = [];
+    for (let offset = 0; offset < inRange.length + 40; offset += 40) {
+      const page = await listConfirmations(db, filters, 40, offset, { dateRangeFirstMax });
+      t.equal(page.total, inRange.length, `${way}: the total at offset ${offset}`);
+      pages.push(...keysOfPage(page));
+    }
+    t.same(pages, inRange.map((r) => r.key), `${way}: the pages partition the range's rows in order`);
+  }
+  const http = await server.request('/api/v2/confirmation?qso_since=2020-01-05&qso_until=2020-01-15&since=2024-01-03&per_page=1000', { token: op.token });
+  t.same(http.body.data.map((r: { qso_id: number; type: string; confirmation_date: string }) => `${r.qso_id}:${r.type}:${r.confirmation_date}`), inRange.map((r) => r.key));
 });
