@@ -43,7 +43,7 @@ interface Field {
 
 function fields(setOnly: boolean): Field[] {
   return QSO_JSON_FIELDS.map(([field, column, kind], index) => ({
-    key: Buffer.from(`${setOnly || index > 0 ? (setOnly ? '' : ',') : '{'}${JSON.stringify(field)}:`),
+    key: Buffer.from(`${setOnly ? '' : index === 0 ? '{' : ','}${JSON.stringify(field)}:`),
     numeric: NUMERIC_COLUMNS.has(column),
     unset: Buffer.from(kind === 'text' ? '""' : 'null'),
   }));
@@ -55,10 +55,9 @@ function fixedBytes(list: readonly Field[]): number {
 }
 
 /**
- * Copies a few bytes (a key, an escape; `source` from `from` to `to`) into `bytes` at `at`,
- * returning where they end: a loop
- * beats Buffer#copy, whose call costs more than copying a dozen bytes (a profile showed it
- * taking more time than the values themselves).
+ * Copies a few bytes (a key, an escape; `source` from `from` to `to`) into `bytes` at `at` and
+ * returns where they end. A loop, because Buffer#copy's call costs more than copying a dozen
+ * bytes (in a profile the key copies took more time than the values themselves).
  */
 export function put(source: Buffer, bytes: Buffer, at: number, from = 0, to = source.length): number {
   for (let index = from; index < to; index++) bytes[at++] = source[index]!;
@@ -69,7 +68,7 @@ export class QsoJsonFromCopy {
   private readonly fields: Field[];
   private readonly fixed: number;
 
-  /** `setOnly`: without the unset fields ('' or NULL), as renderSetQsoJson would. */
+  /** `setOnly`: without the unset fields ('' or NULL), for clients that read a missing field as unset (omit_empty). */
   constructor(private readonly setOnly: boolean) {
     this.fields = fields(setOnly);
     this.fixed = fixedBytes(this.fields);
