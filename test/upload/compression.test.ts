@@ -25,8 +25,8 @@ t.test('Accept-Encoding: gzip on lists and exports', async (t) => {
   t.equal(imported.status, 201, imported.text);
   const auth = { authorization: `Bearer ${op.token}` };
 
-  t.test('the JSON list (a stream) and the ADIF export come gzip-compressed when asked', async (t) => {
-    for (const path of ['/api/v2/qso?per_page=40', '/api/v2/qso?format=adif']) {
+  t.test('the JSON list, the ADIF pages and the change feed (streams) come gzip-compressed when asked', async (t) => {
+    for (const path of ['/api/v2/qso?per_page=40', '/api/v2/qso?format=adif', '/api/v2/qso/changes', '/api/v2/qso/changes?omit_empty=true']) {
       const zipped = await rawGet(server.url + path, { ...auth, 'accept-encoding': 'gzip, deflate' });
       t.equal(zipped.status, 200, path);
       t.equal(zipped.headers['content-encoding'], 'gzip', path);

@@ -37,8 +37,16 @@ export const compress: Middleware = async (ctx, next) => {
     }
   }
   // A flush per write keeps a slow export's pieces moving instead of waiting for a full block.
-  const gzip = createGzip({ flush: body instanceof Readable ? constants.Z_SYNC_FLUSH : constants.Z_NO_FLUSH });
-  if (body instanceof Readable) pipeline(body, gzip, () => undefined);
+  // Streams (pages of up to 5000 QSOs, whole exports) at the fastest level: the server's core is
+  // what a client copying a log waits for, and level 1 takes 40 % of the default's CPU for half
+  // again as many bytes, still a thirtieth of the text (a 6.7 MB feed page: 20 → 8 ms, 141 →
+  // 214 kB; benchmarks/RESULTS.md, "Change feed").
+  const streamed = body instanceof Readable;
+  const gzip = createGzip({
+    flush: streamed ? constants.Z_SYNC_FLUSH : constants.Z_NO_FLUSH,
+    level: streamed ? constants.Z_BEST_SPEED : constants.Z_DEFAULT_COMPRESSION,
+  });
+  if (streamed) pipeline(body as Readable, gzip, () => undefined);
   else gzip.end(body as string | Buffer);
   ctx.body = gzip;
   ctx.type = type;
