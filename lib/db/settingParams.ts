@@ -14,18 +14,18 @@ import type pg from 'pg';
  */
 function settingText(value: unknown): string {
   if (!Array.isArray(value)) return String(value);
-  if (!value.every((item) => Number.isSafeInteger(item))) throw new TypeError('bindAsSettings binds arrays of integers only');
+  if (!value.every((item) => Number.isSafeInteger(item))) throw new TypeError('bindForCopy binds arrays of integers only');
   return `{${value.join(',')}}`;
 }
 
 /**
- * Hands the query's parameters to the server as transaction-local settings, one round trip,
- * and returns the query with each `$n` reading its setting. Call inside a transaction.
+ * Readies `text` for `COPY (text) TO STDOUT` in one round trip: hands the query's parameters to
+ * the server as transaction-local settings and returns the query with each `$n` reading its
+ * setting; and sets the transaction's datestyle to ISO, the form in which the COPY readers
+ * (lib/export, lib/qso/copyJson.ts) take dates and timestamps. Call inside a transaction.
  */
-export async function bindAsSettings(client: Pick<pg.PoolClient, 'query'>, text: string, values: readonly unknown[]): Promise<string> {
-  if (values.length > 0) {
-    const calls = values.map((_, i) => `set_config('logbook.param_${i + 1}', $${i + 1}, true)`);
-    await client.query(`SELECT ${calls.join(', ')}`, values.map(settingText));
-  }
+export async function bindForCopy(client: Pick<pg.PoolClient, 'query'>, text: string, values: readonly unknown[]): Promise<string> {
+  const calls = ["set_config('datestyle', 'ISO', true)", ...values.map((_, i) => `set_config('logbook.param_${i + 1}', $${i + 1}, true)`)];
+  await client.query(`SELECT ${calls.join(', ')}`, values.map(settingText));
   return text.replace(/\$(\d+)/g, (_, n: string) => `current_setting('logbook.param_${n}')`);
 }

@@ -11,7 +11,7 @@ import { sinceIdBound } from '../qso/changeBounds.js';
 import { appVersion } from '../version.js';
 import { EXPORT_SELECT_LIST } from './adifRecord.js';
 import { CopyRecordReader, type RecordBatch } from './copyRecords.js';
-import { bindAsSettings } from '../db/settingParams.js';
+import { bindForCopy } from '../db/settingParams.js';
 import { writeWithBackPressure } from './backPressure.js';
 
 /**
@@ -24,7 +24,7 @@ import { writeWithBackPressure } from './backPressure.js';
  * text rows costs this process about half of what the driver's per-column row parsing costs on
  * rows a hundred columns wide (measured, see docs/import-export.md). COPY takes no bound
  * parameters, so each value is handed over as a setting local to the export's transaction
- * (lib/db/settingParams.ts): values never become SQL text.
+ * (lib/db/settingParams.ts, with the ISO datestyle the formatter reads): values never become SQL text.
  */
 
 export interface ExportFilter {
@@ -77,12 +77,12 @@ async function* recordBatches(db: pg.Pool, filter: ExportFilter): AsyncGenerator
   let finished = false;
   try {
     await client.query('BEGIN READ ONLY');
-    // Dates and timestamps are read in ISO form; a whole log's COPY may outlast the API's
-    // statement_timeout (a client that goes away ends it instead).
-    await client.query("SET LOCAL datestyle = 'ISO'; SET LOCAL statement_timeout = 0");
+    // A whole log's COPY may outlast the API's statement_timeout (a client that goes away ends
+    // it instead).
+    await client.query('SET LOCAL statement_timeout = 0');
     const { text, values } = exportQuery(filter);
     // NULL as an empty value: ADIF has no NULL, and the mostly empty rows get a third as long.
-    const copy = client.query(copyTo(`COPY (${await bindAsSettings(client, text, values)}) TO STDOUT WITH (NULL '')`));
+    const copy = client.query(copyTo(`COPY (${await bindForCopy(client, text, values)}) TO STDOUT WITH (NULL '')`));
     const reader = new CopyRecordReader();
     for await (const chunk of copy as AsyncIterable<Buffer>) {
       const batch = reader.read(chunk);

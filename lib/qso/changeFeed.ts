@@ -3,7 +3,8 @@ import { SqlParams } from '../db/sqlParams.js';
 import type { ChangeBounds } from './changeBounds.js';
 import { START, type ChangeCursor } from './changeCursor.js';
 import { ByteOutput } from '../export/byteOutput.js';
-import { put, QsoJsonFromCopy } from './copyJson.js';
+import { put, QsoJsonFromCopy, type CopyPage } from './copyJson.js';
+import { CopyRows } from '../db/copyRows.js';
 import { qsoSelectList } from './present.js';
 import type { QsoScope } from './scope.js';
 
@@ -110,7 +111,6 @@ export async function fullPageEnd(
 export type ChangePosition = Pick<ChangeCursor, 'txid' | 'id' | 'kind'>;
 
 const TAB = 0x09;
-const NEWLINE = 0x0a;
 const DIGIT_ZERO = 0x30;
 const CHANGE_PREFIX = [Buffer.from('{"change":"delete","id":'), Buffer.from('{"change":"upsert","id":')] as const;
 const STATION_KEY = Buffer.from(',"station_id":');
@@ -121,42 +121,36 @@ const NO_QSO = Buffer.from('null}');
  * The page's COPY output (changePageSql's columns: kind, txid, id, station_id, the QSO's), in
  * pieces as the connection delivers them, turned into the change objects' JSON text, separated
  * by commas: the row after `perPage` only says there is more, a QSO deleted twice in the page
- * (moved away, then deleted) is told once, and `last` is where the last row read stands. A row
- * cut by the end of a piece waits for the next one.
+ * (moved away, then deleted) is told once, and `last` is where the last row read stands.
  */
-export class ChangePageFromCopy {
+export class ChangePageFromCopy implements CopyPage {
   last: ChangePosition | null = null;
   hasMore = false;
   private count = 0;
   private readonly deleted = new Set<number>();
   private readonly qso: QsoJsonFromCopy;
   private readonly out = new ByteOutput();
-  private partial: Buffer | null = null;
+  private readonly rows = new CopyRows((input, start, end) => {
+    if (this.count === this.perPage) {
+      this.hasMore = true;
+      return;
+    }
+    this.count++;
+    this.writeChange(input, start, end);
+  });
 
   /** `omitEmpty`: each QSO with its set fields only. */
   constructor(private readonly perPage: number, omitEmpty: boolean) {
     this.qso = new QsoJsonFromCopy(omitEmpty);
   }
 
-  /** The changes of the rows `chunk` completes; null when it completes none. */
   read(chunk: Buffer): Buffer | null {
-    const input = this.partial === null ? chunk : Buffer.concat([this.partial, chunk]);
-    let start = 0;
-    for (let end = input.indexOf(NEWLINE); end !== -1; start = end + 1, end = input.indexOf(NEWLINE, start)) {
-      if (this.count === this.perPage) {
-        this.hasMore = true;
-        continue;
-      }
-      this.count++;
-      this.writeChange(input, start, end);
-    }
-    this.partial = start < input.length ? input.subarray(start) : null;
+    this.rows.write(chunk);
     return this.out.length > 0 ? this.out.take() : null;
   }
 
-  /** After the last piece: fails when the output ended inside a row. */
   end(): void {
-    if (this.partial !== null) throw new Error('COPY output ended inside a row');
+    this.rows.end();
   }
 
   private writeChange(input: Buffer, start: number, end: number): void {

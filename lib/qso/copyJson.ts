@@ -1,13 +1,14 @@
 import { QSO_COLUMNS as TABLE_COLUMNS } from '../db/qsoColumns.js';
-import type { ByteOutput } from '../export/byteOutput.js';
+import { ByteOutput } from '../export/byteOutput.js';
+import { CopyRows } from '../db/copyRows.js';
 import { QSO_JSON_FIELDS } from './present.js';
 
 /**
  * The QSO object's JSON (present.ts) written straight from the text `COPY (SELECT
  * qsoSelectList() …) TO STDOUT` gives, byte by byte, without a string per value: pages of
  * thousands of QSOs (the change feed) spend most of their time decoding and re-encoding values
- * otherwise. The text is exactly what renderQsoJson writes for the same row (a test holds them
- * together).
+ * otherwise. The text is exactly JSON.stringify(presentQso(row)) for the same row (a test holds
+ * them together).
  *
  * COPY's text format: values separated by tabs, the row ended by a newline, NULL as `\N`, and
  * inside a value backslash, backspace, form feed, newline, carriage return, tab and vertical tab
@@ -135,5 +136,37 @@ export class QsoJsonFromCopy {
     bytes[at++] = 0x7d /* } */;
     out.length = at;
     return pos;
+  }
+}
+
+/** A page's COPY output in, its items' JSON text out (comma-separated, no brackets). */
+export interface CopyPage {
+  /** The JSON of the items the piece completes; null when it completes none. */
+  read(chunk: Buffer): Buffer | null;
+  /** After the last piece: fails when the output ended inside a row. */
+  end(): void;
+}
+
+/** A QSO list page's COPY output (qsoSelectList's columns) as the QSO objects' JSON. */
+export class QsoPageFromCopy implements CopyPage {
+  /** QSOs written so far. */
+  count = 0;
+  private readonly qso = new QsoJsonFromCopy(false);
+  private readonly out = new ByteOutput();
+  private readonly rows = new CopyRows((input, start, end) => {
+    if (this.count++ > 0) {
+      this.out.reserve(1);
+      this.out.bytes[this.out.length++] = 0x2c /* , */;
+    }
+    this.qso.write(input, start, end, this.out);
+  });
+
+  read(chunk: Buffer): Buffer | null {
+    this.rows.write(chunk);
+    return this.out.length > 0 ? this.out.take() : null;
+  }
+
+  end(): void {
+    this.rows.end();
   }
 }

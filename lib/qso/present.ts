@@ -1,7 +1,7 @@
 /**
- * The QSO object of the v2 interface, built from a row of the qso table. Lists stream up to
- * 5000 of these per request, so the column list is fixed at load time and each row is mapped
- * by one straight pass.
+ * The QSO object of the v2 interface, built from a row of the qso table: its fields, and the
+ * columns they come from in the order they are selected. Pages of thousands (lists, the change
+ * feed) write the same object's JSON straight from COPY rows (copyJson.ts).
  */
 
 /** Text columns shown as '' when unset, in output order: the PATCH-editable ones first. */
@@ -59,8 +59,8 @@ export type QsoObject = Record<string, string | number | null>;
 /**
  * The QSO object's fields in output order: its name, the column it comes from, and how the
  * value is shown ('text': '' when unset; 'value': as read, null when unset — timestamps and dates
- * are read as text). presentQso (the object), renderQsoJson (its JSON text, for pages of
- * thousands) and QsoJsonFromCopy (the same text from COPY rows) all follow this one list.
+ * are read as text). presentQso (the object) and QsoJsonFromCopy (its JSON text from COPY rows,
+ * for pages of thousands) both follow this one list.
  */
 type FieldKind = 'value' | 'text';
 export const QSO_JSON_FIELDS: ReadonlyArray<readonly [field: string, column: keyof QsoRow, kind: FieldKind]> = [
@@ -89,22 +89,4 @@ export function presentQso(row: QsoRow): QsoObject {
   const qso: QsoObject = {};
   for (const [field, column, kind] of QSO_JSON_FIELDS) qso[field] = kind === 'text' ? (row[column] ?? '') : row[column];
   return qso;
-}
-
-/** Per field: what precedes its value in the JSON text, and what stands for an unset value. */
-const JSON_KEYS = QSO_JSON_FIELDS.map(([field], index) => `${index === 0 ? '{' : ','}${JSON.stringify(field)}:`);
-const JSON_UNSET = QSO_JSON_FIELDS.map(([, , kind]) => (kind === 'text' ? '""' : 'null'));
-
-/**
- * JSON.stringify(presentQso(row)) for a row read in array mode (QSO_COLUMNS in order, from
- * `offset`), without building the object: a list writes up to 5000 per page, and this is
- * several times faster than the object and its stringification.
- */
-export function renderQsoJson(row: readonly unknown[], offset = 0): string {
-  let json = '';
-  for (let index = 0; index < JSON_KEYS.length; index++) {
-    const value = row[offset + index];
-    json += JSON_KEYS[index]! + (value === null ? JSON_UNSET[index]! : typeof value === 'number' ? String(value) : JSON.stringify(value));
-  }
-  return json + '}';
 }

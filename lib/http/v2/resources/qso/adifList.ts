@@ -4,7 +4,7 @@ import { to as copyTo } from 'pg-copy-streams';
 import type { RequestContext } from '../../resource.js';
 import { EXPORT_SELECT_LIST } from '../../../../export/adifRecord.js';
 import { exportHeader } from '../../../../export/query.js';
-import { bindAsSettings } from '../../../../db/settingParams.js';
+import { bindForCopy } from '../../../../db/settingParams.js';
 import { listMeta, pageSql, type ListQuery } from './listQuery.js';
 import { countTotal } from './listTotal.js';
 import { answerFromSnapshot, beginSnapshot, endSnapshot } from './snapshot.js';
@@ -29,10 +29,9 @@ export async function adifList(request: RequestContext, list: ListQuery): Promis
     const total = await countTotal(client, list);
     let rows: Readable = Readable.from([]);
     if (total > list.pagination.offset) {
-      // Dates and timestamps in ISO form, as the export reads them; NULL as empty, as it writes them.
-      await client.query("SET LOCAL datestyle = 'ISO'");
+      // NULL as empty, as the export writes it.
       const { text, values } = pageSql(list, EXPORT_OUTPUT);
-      rows = client.query(copyTo(`COPY (${await bindAsSettings(client, text, values)}) TO STDOUT WITH (NULL '')`));
+      rows = client.query(copyTo(`COPY (${await bindForCopy(client, text, values)}) TO STDOUT WITH (NULL '')`));
       // The answer is committed to 200 only once the COPY has produced its first rows: a query
       // that fails still gets the error envelope instead of a cut-off body.
       await once(rows, 'readable');

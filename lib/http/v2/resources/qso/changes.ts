@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { Readable, Transform, type TransformCallback } from 'node:stream';
+import { Readable } from 'node:stream';
 import { to as copyTo } from 'pg-copy-streams';
 import { ApiError, validationError } from '../../../errors.js';
 import { parseStationIds, present } from '../../params.js';
@@ -12,7 +12,8 @@ import {
   type ChangeRequest,
 } from '../../../../qso/changeFeed.js';
 import { changeBounds, type ChangeBounds } from '../../../../qso/changeBounds.js';
-import { bindAsSettings } from '../../../../db/settingParams.js';
+import { bindForCopy } from '../../../../db/settingParams.js';
+import { CopyPageEnvelope } from './jsonListStream.js';
 import { answerFromSnapshot, beginSnapshot, endSnapshot } from './snapshot.js';
 
 export const DEFAULT_PER_PAGE = 1000;
@@ -39,47 +40,6 @@ function parseCursor(query: Record<string, string>): ChangeCursor | null {
   const cursor = decodeCursor(query.cursor);
   if (cursor === null) throw validationError('cursor is not a cursor this feed gave out; start without one for a full copy', { field: 'cursor' });
   return cursor;
-}
-
-/**
- * The page's COPY output in, the answer out: `{"data":[` the change objects `],"meta":…}`, the
- * meta built once the last row is read (it holds the cursor after it).
- */
-class ChangePageBody extends Transform {
-  private opened = false;
-
-  constructor(readonly changes: ChangePageFromCopy, private readonly meta: () => unknown) {
-    super();
-  }
-
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    this.open();
-    let changes: Buffer | null;
-    try {
-      changes = this.changes.read(chunk);
-    } catch (error) {
-      callback(error as Error);
-      return;
-    }
-    callback(null, changes ?? undefined);
-  }
-
-  override _flush(callback: TransformCallback): void {
-    try {
-      this.changes.end();
-    } catch (error) {
-      callback(error as Error);
-      return;
-    }
-    this.open();
-    callback(null, `],"meta":${JSON.stringify(this.meta())}}`);
-  }
-
-  private open(): void {
-    if (this.opened) return;
-    this.opened = true;
-    this.push('{"data":[');
-  }
 }
 
 /** This request's URL with the cursor of the next page. */
@@ -138,13 +98,11 @@ export const listChanges: Handler = async (request) => {
     // log can ask for it while it still reads this one.
     const end = stationIds.length > 0 ? await fullPageEnd(client, change, bounds) : null;
     if (end !== null) ctx.set('Link', `<${nextPageUrl(ctx.path, ctx.querystring, cursorAt(end))}>; rel="next"`);
-    const body = new ChangePageBody(changes, meta);
+    const body = new CopyPageEnvelope(changes, meta);
     let rows: Readable = Readable.from([]);
     if (stationIds.length > 0) {
-      // Dates and timestamps in ISO form, as GET /qso/{id} shows them.
-      await client.query("SET LOCAL datestyle = 'ISO'");
       const page = changePageSql(change, bounds);
-      rows = client.query(copyTo(`COPY (${await bindAsSettings(client, page.text, page.values)}) TO STDOUT`));
+      rows = client.query(copyTo(`COPY (${await bindForCopy(client, page.text, page.values)}) TO STDOUT`));
       // Committed to 200 only once the COPY has produced its first rows: a statement that fails
       // still gets the error envelope.
       await once(rows, 'readable');

@@ -1,36 +1,44 @@
 import { Transform, type TransformCallback } from 'node:stream';
-
-/** Output is handed on in pieces of about this many characters, not one write per row. */
-const OUTPUT_BATCH_CHARS = 16 * 1024;
+import type { CopyPage } from '../../../../qso/copyJson.js';
 
 /**
- * Rows in (object mode), each rendered as JSON text by `render`, the v2 list envelope out as
- * text: `{"data":[…],"meta":{…}}`. Rows are
- * written as they arrive, so a page is never held as one array; `meta` is built after the last
- * row, when the number of rows on the page is known.
+ * A page's COPY output in, the v2 list envelope out: `{"data":[` the items `],"meta":{…}}`. The
+ * items are written as their rows arrive, so a page is never held whole; `meta` is built after
+ * the last row, when what the page held is known (its count, the feed's cursor).
  */
-export function jsonListEnvelope<Row>(render: (row: Row) => string, meta: (count: number) => unknown): Transform {
-  let count = 0;
-  let pending = '{"data":[';
-  return new Transform({
-    writableObjectMode: true,
-    transform(row: Row, _encoding: BufferEncoding, callback: TransformCallback) {
-      try {
-        pending += (count === 0 ? '' : ',') + render(row);
-      } catch (error) {
-        callback(error as Error);
-        return;
-      }
-      count++;
-      if (pending.length >= OUTPUT_BATCH_CHARS) {
-        this.push(pending, 'utf8');
-        pending = '';
-      }
-      callback();
-    },
-    flush(callback: TransformCallback) {
-      this.push(`${pending}],"meta":${JSON.stringify(meta(count))}}`, 'utf8');
-      callback();
-    },
-  });
+export class CopyPageEnvelope extends Transform {
+  private opened = false;
+
+  constructor(private readonly page: CopyPage, private readonly meta: () => unknown) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.open();
+    let items: Buffer | null;
+    try {
+      items = this.page.read(chunk);
+    } catch (error) {
+      callback(error as Error);
+      return;
+    }
+    callback(null, items ?? undefined);
+  }
+
+  override _flush(callback: TransformCallback): void {
+    try {
+      this.page.end();
+    } catch (error) {
+      callback(error as Error);
+      return;
+    }
+    this.open();
+    callback(null, `],"meta":${JSON.stringify(this.meta())}}`);
+  }
+
+  private open(): void {
+    if (this.opened) return;
+    this.opened = true;
+    this.push('{"data":[');
+  }
 }

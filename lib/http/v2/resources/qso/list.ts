@@ -1,22 +1,21 @@
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
-import QueryStream from 'pg-query-stream';
+import { to as copyTo } from 'pg-copy-streams';
 import type { Handler, RequestContext } from '../../resource.js';
-import { renderQsoJson } from '../../../../qso/present.js';
+import { bindForCopy } from '../../../../db/settingParams.js';
+import { QsoPageFromCopy } from '../../../../qso/copyJson.js';
 import { listMeta, pageSql, parseListQuery, type ListQuery } from './listQuery.js';
-import { jsonListEnvelope } from './jsonListStream.js';
+import { CopyPageEnvelope } from './jsonListStream.js';
 import { adifList } from './adifList.js';
 import { answerFromSnapshot, beginSnapshot, endSnapshot } from './snapshot.js';
 import { countTotal } from './listTotal.js';
 import { pageSeek } from './deepPage.js';
 
-/** Rows fetched from the cursor per round trip. */
-const CURSOR_BATCH = 500;
-
 /**
- * JSON list: the count first, then the page streamed from a cursor straight into the response
- * body; the snapshot ends when the cursor is drained, or is discarded with its connection when
- * the client goes away (or the database fails) mid-page.
+ * JSON list: the count first, then the page, a COPY in the same snapshot whose text rows become
+ * the QSO objects' JSON as they arrive (QsoPageFromCopy), straight into the response body; the
+ * snapshot ends when the COPY is drained, or is discarded with its connection when the client
+ * goes away (or the database fails) mid-page.
  */
 async function streamJsonList(request: RequestContext, list: ListQuery): Promise<undefined> {
   const { ctx, services } = request;
@@ -24,14 +23,16 @@ async function streamJsonList(request: RequestContext, list: ListQuery): Promise
   try {
     await beginSnapshot(client);
     const total = await countTotal(client, list);
-    const page = pageSql(list, undefined, await pageSeek(client, list));
-    const rows: Readable = total > list.pagination.offset
-      ? client.query(new QueryStream(page.text, page.values, { batchSize: CURSOR_BATCH, rowMode: 'array' }))
-      : Readable.from([]);
-    // The answer is committed to 200 only once the query has produced its first rows (or none):
-    // a query that fails still gets the error envelope instead of a cut-off body.
-    await once(rows, 'readable');
-    const body = jsonListEnvelope((row: unknown[]) => renderQsoJson(row), (count) => ({ ...request.meta, ...listMeta(list, count, total) }));
+    let rows: Readable = Readable.from([]);
+    if (total > list.pagination.offset) {
+      const page = pageSql(list, undefined, await pageSeek(client, list));
+      rows = client.query(copyTo(`COPY (${await bindForCopy(client, page.text, page.values)}) TO STDOUT`));
+      // The answer is committed to 200 only once the COPY has produced its first rows: a query
+      // that fails still gets the error envelope instead of a cut-off body.
+      await once(rows, 'readable');
+    }
+    const qsos = new QsoPageFromCopy();
+    const body = new CopyPageEnvelope(qsos, () => ({ ...request.meta, ...listMeta(list, qsos.count, total) }));
     return answerFromSnapshot(ctx, client, rows, body);
   } catch (error) {
     endSnapshot(client, error as Error);
