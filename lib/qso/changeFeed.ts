@@ -181,6 +181,7 @@ export class ChangePageFromCopy implements CopyPage {
     }
     out.length = at;
     this.qso.write(input, stationEnd + 1, end, out);
+    out.reserve(1);
     out.bytes[out.length++] = 0x7d /* } */;
   }
 }
