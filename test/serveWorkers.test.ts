@@ -1,10 +1,11 @@
 import t from 'tap';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testDatabase } from './helpers/db.js';
+import { WORKER_V8_FLAGS } from '../lib/cli/serveProcesses.js';
 
 const bin = join(import.meta.dirname, '..', 'bin', 'logbook.js');
 
@@ -64,6 +65,12 @@ t.test('serve --workers 2: both serve, rate limits shared, all stop on SIGTERM',
   const workers = new Map(served.map((line) => [line.worker, line.pid]));
   t.same([...workers.keys()].sort(), [1, 2], 'both workers answered');
   t.not(workers.get(1), workers.get(2), 'in processes of their own');
+  if (existsSync('/proc')) {
+    for (const pid of workers.values()) {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      t.ok(WORKER_V8_FLAGS.every((flag) => argv.includes(flag)), `worker ${pid} runs with ${WORKER_V8_FLAGS.join(' ')}`);
+    }
+  }
 
   child.kill('SIGTERM');
   t.equal(await exited, 0, 'exit status 0 after graceful shutdown');
