@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { SqlParams } from '../db/sqlParams.js';
 import { CONFIRMATION_KEYS, CONFIRMATION_TYPES, type ConfirmationType } from '../qso/confirmationTypes.js';
-import { bandCondition, confirmedCondition, dateRangeConditions, modeCondition } from '../qso/filters.js';
+import { bandCondition, confirmedCondition, dateRangeConditions, dayAfter, modeCondition } from '../qso/filters.js';
 import { scopeConditions, type QsoScope } from '../qso/scope.js';
 import { timeRangeTotalSql } from '../qso/counts.js';
 
@@ -114,12 +114,6 @@ async function qsosInDateRange(db: pg.Pool, filters: ConfirmationFilters): Promi
   const until = filters.qsoUntil === null ? null : dayAfter(filters.qsoUntil);
   const { rows } = await db.query<{ total: number }>(timeRangeTotalSql(scope, params, filters.qsoSince, until), params.values);
   return rows[0]!.total;
-}
-
-function dayAfter(day: string): string {
-  const date = new Date(`${day}T00:00:00Z`);
-  date.setUTCDate(date.getUTCDate() + 1);
-  return date.toISOString().slice(0, 10);
 }
 
 /**

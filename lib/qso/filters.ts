@@ -29,6 +29,13 @@ export function confirmedCondition(types: readonly ConfirmationType[], alias = '
   return `(${types.map((type) => `${alias}.${CONFIRMATION_TYPES[type].status} = 'Y'`).join(' OR ')})`;
 }
 
+/** The day after a 'YYYY-MM-DD' day: the open end of a range of whole days. */
+export function dayAfter(day: string): string {
+  const date = new Date(`${day}T00:00:00Z`);
+  date.setUTCDate(date.getUTCDate() + 1);
+  return date.toISOString().slice(0, 10);
+}
+
 /** Whole days, inclusive: `qso_since` from 00:00:00, `qso_until` through 23:59:59. */
 export function dateRangeConditions(since: string | null, until: string | null, params: SqlParams, alias = 'q'): string[] {
   const conditions: string[] = [];

@@ -70,11 +70,14 @@ t.test('change feed', async (t) => {
   t.test('omit_empty: the same changes, each QSO with its set fields only', async (t) => {
     const full = await follow(server, op.token, null);
     const lean = await follow(server, op.token, null, '&omit_empty=true');
+    // Both end up to date, at the cut: the log's own writers are done, so the cut is where the
+    // database's transactions stood (other databases' tests move it on), the second no earlier.
     const position = (cursor: string) => {
-      const { issuedAt, ...rest } = decodeCursor(cursor)!;
-      return rest; // issuedAt is the second the answer was given
+      const { issuedAt, txid, ...rest } = decodeCursor(cursor)!;
+      return { rest, txid: BigInt(txid) }; // issuedAt is the second the answer was given
     };
-    t.same(position(lean.cursor), position(full.cursor), 'the same cursor');
+    t.same(position(lean.cursor).rest, position(full.cursor).rest, 'the same place');
+    t.ok(position(lean.cursor).txid >= position(full.cursor).txid, 'the later cut is not behind');
     t.same(lean.changes.map((x) => [x.change, x.id, x.station_id]), full.changes.map((x) => [x.change, x.id, x.station_id]));
     for (const [index, change] of full.changes.entries()) {
       const set = Object.fromEntries(Object.entries(change.qso!).filter(([, value]) => value !== null && value !== ''));

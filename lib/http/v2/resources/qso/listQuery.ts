@@ -6,7 +6,7 @@ import {
 import type { RequestContext } from '../../resource.js';
 import { SqlParams } from '../../../../db/sqlParams.js';
 import { CONFIRMATION_KEYS } from '../../../../qso/confirmationTypes.js';
-import { bandCondition, confirmedCondition, dateRangeConditions, modeCondition } from '../../../../qso/filters.js';
+import { bandCondition, confirmedCondition, dateRangeConditions, dayAfter, modeCondition } from '../../../../qso/filters.js';
 import { qsoScope, scopeConditions, type QsoScope } from '../../../../qso/scope.js';
 import { qsoSelectList } from '../../../../qso/present.js';
 import { sinceIdBound } from '../../../../qso/changeBounds.js';
@@ -49,13 +49,6 @@ export interface ListQuery {
   filters(params: SqlParams): string[];
   /** The filters qso_counts keeps too (band, mode, qsl_filter), on qso (q) or qso_counts (c). */
   bucketFilters(params: SqlParams, alias: 'q' | 'c'): string[];
-}
-
-/** The day after a 'YYYY-MM-DD' day. */
-function dayAfter(day: string): string {
-  const date = new Date(`${day}T00:00:00Z`);
-  date.setUTCDate(date.getUTCDate() + 1);
-  return date.toISOString().slice(0, 10);
 }
 
 function parseFormat(query: Record<string, string>): ListFormat {
