@@ -1,6 +1,5 @@
 import type { Writable } from 'node:stream';
 import type pg from 'pg';
-import { to as copyTo } from 'pg-copy-streams';
 import { adifVersion } from '../adif/spec.js';
 import { formatAdifHeader } from '../adif/writer.js';
 import { SqlParams } from '../db/sqlParams.js';
@@ -11,7 +10,7 @@ import { sinceIdBound } from '../qso/changeBounds.js';
 import { appVersion } from '../version.js';
 import { EXPORT_SELECT_LIST } from './adifRecord.js';
 import { CopyRecordReader, type RecordBatch } from './copyRecords.js';
-import { bindForCopy } from '../db/settingParams.js';
+import { copyOut } from '../db/settingParams.js';
 import { writeWithBackPressure } from './backPressure.js';
 
 /**
@@ -82,7 +81,7 @@ async function* recordBatches(db: pg.Pool, filter: ExportFilter): AsyncGenerator
     await client.query('SET LOCAL statement_timeout = 0');
     const { text, values } = exportQuery(filter);
     // NULL as an empty value: ADIF has no NULL, and the mostly empty rows get a third as long.
-    const copy = client.query(copyTo(`COPY (${await bindForCopy(client, text, values)}) TO STDOUT WITH (NULL '')`));
+    const copy = await copyOut(client, text, values, true);
     const reader = new CopyRecordReader();
     for await (const chunk of copy as AsyncIterable<Buffer>) {
       const batch = reader.read(chunk);

@@ -1,10 +1,8 @@
-import { once } from 'node:events';
 import { Readable } from 'node:stream';
-import { to as copyTo } from 'pg-copy-streams';
 import type { RequestContext } from '../../resource.js';
 import { EXPORT_SELECT_LIST } from '../../../../export/adifRecord.js';
 import { exportHeader } from '../../../../export/query.js';
-import { bindForCopy } from '../../../../db/settingParams.js';
+import { copyOut } from '../../../../db/settingParams.js';
 import { listMeta, pageSql, type ListQuery } from './listQuery.js';
 import { countTotal } from './listTotal.js';
 import { answerFromSnapshot, beginSnapshot, endSnapshot } from './snapshot.js';
@@ -29,12 +27,9 @@ export async function adifList(request: RequestContext, list: ListQuery): Promis
     const total = await countTotal(client, list);
     let rows: Readable = Readable.from([]);
     if (total > list.pagination.offset) {
-      // NULL as empty, as the export writes it.
+      // NULL as empty, as the export writes it; a query that fails still gets the error envelope.
       const { text, values } = pageSql(list, EXPORT_OUTPUT);
-      rows = client.query(copyTo(`COPY (${await bindForCopy(client, text, values)}) TO STDOUT WITH (NULL '')`));
-      // The answer is committed to 200 only once the COPY has produced its first rows: a query
-      // that fails still gets the error envelope instead of a cut-off body.
-      await once(rows, 'readable');
+      rows = await copyOut(client, text, values, true);
     }
     const body = adifListEnvelope(exportHeader(), list.sinceId, ({ exported }) => ({ ...request.meta, ...listMeta(list, exported, total) }));
     return answerFromSnapshot(ctx, client, rows, body);

@@ -1,6 +1,4 @@
-import { once } from 'node:events';
 import { Readable } from 'node:stream';
-import { to as copyTo } from 'pg-copy-streams';
 import { ApiError, validationError } from '../../../errors.js';
 import { parseStationIds, present } from '../../params.js';
 import type { Handler, JsonSchema } from '../../resource.js';
@@ -12,7 +10,7 @@ import {
   type ChangeRequest,
 } from '../../../../qso/changeFeed.js';
 import { changeBounds, type ChangeBounds } from '../../../../qso/changeBounds.js';
-import { bindForCopy } from '../../../../db/settingParams.js';
+import { copyOut } from '../../../../db/settingParams.js';
 import { CopyPageEnvelope } from './jsonListStream.js';
 import { answerFromSnapshot, beginSnapshot, endSnapshot } from './snapshot.js';
 
@@ -102,10 +100,8 @@ export const listChanges: Handler = async (request) => {
     let rows: Readable = Readable.from([]);
     if (stationIds.length > 0) {
       const page = changePageSql(change, bounds);
-      rows = client.query(copyTo(`COPY (${await bindForCopy(client, page.text, page.values)}) TO STDOUT`));
-      // Committed to 200 only once the COPY has produced its first rows: a statement that fails
-      // still gets the error envelope.
-      await once(rows, 'readable');
+      // A statement that fails still gets the error envelope.
+      rows = await copyOut(client, page.text, page.values);
     }
     return answerFromSnapshot(ctx, client, rows, body);
   } catch (error) {

@@ -1,8 +1,6 @@
-import { once } from 'node:events';
 import { Readable } from 'node:stream';
-import { to as copyTo } from 'pg-copy-streams';
 import type { Handler, RequestContext } from '../../resource.js';
-import { bindForCopy } from '../../../../db/settingParams.js';
+import { copyOut } from '../../../../db/settingParams.js';
 import { QsoPageFromCopy } from '../../../../qso/copyJson.js';
 import { listMeta, pageSql, parseListQuery, type ListQuery } from './listQuery.js';
 import { CopyPageEnvelope } from './jsonListStream.js';
@@ -26,10 +24,8 @@ async function streamJsonList(request: RequestContext, list: ListQuery): Promise
     let rows: Readable = Readable.from([]);
     if (total > list.pagination.offset) {
       const page = pageSql(list, undefined, await pageSeek(client, list));
-      rows = client.query(copyTo(`COPY (${await bindForCopy(client, page.text, page.values)}) TO STDOUT`));
-      // The answer is committed to 200 only once the COPY has produced its first rows: a query
-      // that fails still gets the error envelope instead of a cut-off body.
-      await once(rows, 'readable');
+      // A query that fails still gets the error envelope instead of a cut-off body.
+      rows = await copyOut(client, page.text, page.values);
     }
     const qsos = new QsoPageFromCopy();
     const body = new CopyPageEnvelope(qsos, () => ({ ...request.meta, ...listMeta(list, qsos.count, total) }));
