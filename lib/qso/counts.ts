@@ -6,7 +6,8 @@ import type { Logger } from '../log.js';
 /**
  * Reading and compacting qso_counts (sql/009_qso_counts.sql), qso_id_counts
  * (sql/012_qso_id_counts.sql) and qso_month_counts (sql/013_qso_month_counts.sql; the
- * trigger's statements are static since sql/015_qso_counts_static.sql): the QSO counts every
+ * trigger's statements are static since sql/015_qso_counts_static.sql, and since
+ * sql/018_qso_count_key.sql group the written rows once by qso_count_key()): the QSO counts every
  * writer appends in its own transaction, per bucket of the list's filters, per
  * block of ids and per month of time_on, so that a list's exact total is a sum over a few
  * hundred rows instead of a count over every matching QSO, and a deep page starts from the

@@ -1,0 +1,75 @@
+/**
+ * What the counting trigger costs the smallest and the largest writes: a single-row INSERT (as a
+ * single create writes it) and a 25,000-row INSERT … SELECT (an import statement's batch),
+ * timed in the database (EXPLAIN ANALYZE's execution time, which includes the AFTER STATEMENT
+ * triggers), alternately with each migration's definition of qso_counts_record().
+ *
+ *   DATABASE_URL=… npx tsx benchmarks/count-trigger.ts [--runs 400] [--rounds 4]
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createStation } from '../lib/accounts/stations.js';
+import { createUser } from '../lib/accounts/users.js';
+import { numberOption, percentile, scratchDatabase } from './lib/scratch.js';
+
+const root = join(fileURLToPath(import.meta.url), '..', '..');
+const COUNTING_FUNCTION = 'FUNCTION qso_counts_record() RETURNS trigger';
+const VERSIONS = ['017_qso_month_bucket_counts.sql', '018_qso_count_key.sql'];
+
+function countingFunction(migration: string): string {
+  const text = readFileSync(join(root, 'sql', migration), 'utf8');
+  const start = text.lastIndexOf(COUNTING_FUNCTION);
+  return `CREATE OR REPLACE ${text.slice(start, text.indexOf('$$;', start) + 3)}`;
+}
+
+const runs = numberOption('runs', 400);
+const rounds = numberOption('rounds', 4);
+const machine = () => `nproc ${cpus().length}, Node ${process.version}, ${new Date().toISOString()}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`;
+console.log(machine());
+if (!readdirSync(join(root, 'sql')).includes(VERSIONS[1]!)) throw new Error('run from the repository');
+
+const db = await scratchDatabase('count_trigger');
+try {
+  const userId = await createUser(db.pool, { username: 'trigger', email: 'trigger@example.org', callsign: 'DL0TRG' });
+  const stationId = await createStation(db.pool, { userId, name: 'Home', callsign: 'DL0TRG', gridsquare: 'JO62QM' });
+  const client = await db.pool.connect();
+  const executionMs = async (sql: string, values: unknown[]): Promise<number> => {
+    await client.query('BEGIN');
+    await client.query('SELECT qso_write_begin($1::int[])', [[userId]]);
+    const { rows } = await client.query<{ 'QUERY PLAN': Array<{ 'Execution Time': number }> }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, values);
+    await client.query('ROLLBACK');
+    return rows[0]!['QUERY PLAN'][0]!['Execution Time'];
+  };
+  const single = `INSERT INTO qso (station_id, call, time_on, band, mode, operator) VALUES ($1, 'DL1ABC', now(), '20m', 'FT8', 'DL0TRG')`;
+  const batch = `INSERT INTO qso (station_id, call, time_on, band, mode, submode, operator, lotw_qsl_rcvd)
+                 SELECT $1, 'B' || g, timestamp '2024-01-01' + g * interval '7 minutes', (ARRAY['20m','40m','15m'])[1 + g % 3],
+                        (ARRAY['FT8','SSB','CW','MFSK'])[1 + g % 4], CASE WHEN g % 4 = 3 THEN 'FT4' END, 'DL0TRG', CASE WHEN g % 5 = 0 THEN 'Y' END
+                   FROM generate_series(1, 25000) g`;
+  const results = new Map<string, { single: number[]; batch: number[] }>(VERSIONS.map((v) => [v, { single: [], batch: [] }]));
+  try {
+    for (let round = 0; round < rounds; round++) {
+      for (const version of round % 2 ? [...VERSIONS].reverse() : VERSIONS) {
+        await client.query(countingFunction(version));
+        const result = results.get(version)!;
+        for (let i = 0; i < 20; i++) await executionMs(single, [stationId]); // plans cached in the session
+        for (let i = 0; i < runs; i++) result.single.push(await executionMs(single, [stationId]));
+        for (let i = 0; i < 3; i++) result.batch.push(await executionMs(batch, [stationId]));
+      }
+    }
+    await client.query(countingFunction(VERSIONS[1]!));
+  } finally {
+    client.release();
+  }
+  console.log(`\n| trigger | single-row INSERT p50 / p90 / p99 ms | 25,000-row INSERT p50 ms (rows/s) |\n|---|---|---|`);
+  for (const [version, result] of results) {
+    const single = [...result.single].sort((a, b) => a - b);
+    const batch = [...result.batch].sort((a, b) => a - b);
+    const batchMs = percentile(batch, 50);
+    console.log(`| ${version} | ${[50, 90, 99].map((p) => percentile(single, p).toFixed(3)).join(' / ')} | ${batchMs.toFixed(1)} (${Math.round(25000 / (batchMs / 1000))}) |`);
+  }
+  console.log(machine());
+} finally {
+  await db.dispose();
+}
