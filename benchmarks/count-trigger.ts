@@ -2,7 +2,8 @@
  * What the counting trigger costs the smallest and the largest writes: a single-row INSERT (as a
  * single create writes it) and a 25,000-row INSERT … SELECT (an import statement's batch),
  * timed in the database (EXPLAIN ANALYZE's execution time, which includes the AFTER STATEMENT
- * triggers), alternately with each migration's definition of qso_counts_record().
+ * triggers), alternately with the definition of qso_counts_record() in force, the one before it
+ * (the previous migration that defined it) and, as the ceiling, the INSERT trigger disabled.
  *
  *   DATABASE_URL=… npx tsx benchmarks/count-trigger.ts [--runs 400] [--rounds 4]
  */
@@ -16,7 +17,13 @@ import { numberOption, percentile, scratchDatabase } from './lib/scratch.js';
 
 const root = join(fileURLToPath(import.meta.url), '..', '..');
 const COUNTING_FUNCTION = 'FUNCTION qso_counts_record() RETURNS trigger';
-const VERSIONS = ['017_qso_month_bucket_counts.sql', '018_qso_count_key.sql'];
+const UNCOUNTED = 'without the counting trigger (ceiling)';
+
+/** The migrations that define the counting function, oldest first. */
+function countingMigrations(): string[] {
+  const files = readdirSync(join(root, 'sql')).filter((name) => /^\d{3}_.*\.sql$/.test(name)).sort();
+  return files.filter((name) => readFileSync(join(root, 'sql', name), 'utf8').includes(COUNTING_FUNCTION));
+}
 
 function countingFunction(migration: string): string {
   const text = readFileSync(join(root, 'sql', migration), 'utf8');
@@ -28,7 +35,8 @@ const runs = numberOption('runs', 400);
 const rounds = numberOption('rounds', 4);
 const machine = () => `nproc ${cpus().length}, Node ${process.version}, ${new Date().toISOString()}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`;
 console.log(machine());
-if (!readdirSync(join(root, 'sql')).includes(VERSIONS[1]!)) throw new Error('run from the repository');
+const [previous, current] = countingMigrations().slice(-2) as [string, string];
+const VERSIONS = [current, previous, UNCOUNTED];
 
 const db = await scratchDatabase('count_trigger');
 try {
@@ -51,24 +59,28 @@ try {
   try {
     for (let round = 0; round < rounds; round++) {
       for (const version of round % 2 ? [...VERSIONS].reverse() : VERSIONS) {
-        await client.query(countingFunction(version));
+        if (version === UNCOUNTED) await client.query('ALTER TABLE qso DISABLE TRIGGER qso_counts_insert');
+        else await client.query(countingFunction(version));
         const result = results.get(version)!;
         for (let i = 0; i < 20; i++) await executionMs(single, [stationId]); // plans cached in the session
         for (let i = 0; i < runs; i++) result.single.push(await executionMs(single, [stationId]));
         for (let i = 0; i < 3; i++) result.batch.push(await executionMs(batch, [stationId]));
+        if (version === UNCOUNTED) await client.query('ALTER TABLE qso ENABLE TRIGGER qso_counts_insert');
       }
     }
-    await client.query(countingFunction(VERSIONS[1]!));
+    await client.query(countingFunction(current));
   } finally {
     client.release();
   }
-  console.log(`\n| trigger | single-row INSERT p50 / p90 / p99 ms | 25,000-row INSERT p50 ms (rows/s) |\n|---|---|---|`);
+  const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+  const ceiling = results.get(UNCOUNTED)!;
+  console.log(`\n| counting | single-row INSERT p50 / p90 / p99 ms | its p50 against the ceiling | 25,000-row INSERT p50 ms (rows/s) | its rows/s against the ceiling |\n|---|---|---|---|---|`);
   for (const [version, result] of results) {
     const single = [...result.single].sort((a, b) => a - b);
-    const batch = [...result.batch].sort((a, b) => a - b);
-    const batchMs = percentile(batch, 50);
-    console.log(`| ${version} | ${[50, 90, 99].map((p) => percentile(single, p).toFixed(3)).join(' / ')} | ${batchMs.toFixed(1)} (${Math.round(25000 / (batchMs / 1000))}) |`);
+    const batchMs = median(result.batch);
+    console.log(`| ${version} | ${[50, 90, 99].map((p) => percentile(single, p).toFixed(3)).join(' / ')} | ${((median(ceiling.single) / percentile(single, 50)) * 100).toFixed(0)} % | ${batchMs.toFixed(1)} (${Math.round(25000 / (batchMs / 1000))}) | ${((median(ceiling.batch) / batchMs) * 100).toFixed(0)} % |`);
   }
+  console.log(`peak RSS of this process ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB (the work is the database's)`);
   console.log(machine());
 } finally {
   await db.dispose();

@@ -17,9 +17,10 @@ const benchmarks = {
   workers: ['benchmarks/workers.ts'],
   'change-feed': ['benchmarks/change-feed.ts'],
   merge: ['benchmarks/merge.ts'],
+  'count-trigger': ['benchmarks/count-trigger.ts'],
   worker: ['benchmarks/worker/run.ts'],
 };
-const needsDatabase = new Set(['import', 'import-http', 'merge', 'export', 'qso-list', 'abandon', 'confirmation', 'workers', 'change-feed']);
+const needsDatabase = new Set(['import', 'import-http', 'merge', 'export', 'qso-list', 'abandon', 'confirmation', 'workers', 'change-feed', 'count-trigger']);
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const extra = process.argv.slice(2).filter((a) => a.startsWith('--'));
