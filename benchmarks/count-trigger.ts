@@ -7,29 +7,13 @@
  *
  *   DATABASE_URL=… npx tsx benchmarks/count-trigger.ts [--runs 400] [--rounds 4]
  */
-import { readFileSync, readdirSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createStation } from '../lib/accounts/stations.js';
 import { createUser } from '../lib/accounts/users.js';
+import { countingFunctionSql, countingMigrations } from './lib/countingFunction.js';
 import { numberOption, percentile, scratchDatabase } from './lib/scratch.js';
 
-const root = join(fileURLToPath(import.meta.url), '..', '..');
-const COUNTING_FUNCTION = 'FUNCTION qso_counts_record() RETURNS trigger';
 const UNCOUNTED = 'without the counting trigger (ceiling)';
-
-/** The migrations that define the counting function, oldest first. */
-function countingMigrations(): string[] {
-  const files = readdirSync(join(root, 'sql')).filter((name) => /^\d{3}_.*\.sql$/.test(name)).sort();
-  return files.filter((name) => readFileSync(join(root, 'sql', name), 'utf8').includes(COUNTING_FUNCTION));
-}
-
-function countingFunction(migration: string): string {
-  const text = readFileSync(join(root, 'sql', migration), 'utf8');
-  const start = text.lastIndexOf(COUNTING_FUNCTION);
-  return `CREATE OR REPLACE ${text.slice(start, text.indexOf('$$;', start) + 3)}`;
-}
 
 const runs = numberOption('runs', 400);
 const rounds = numberOption('rounds', 4);
@@ -60,7 +44,7 @@ try {
     for (let round = 0; round < rounds; round++) {
       for (const version of round % 2 ? [...VERSIONS].reverse() : VERSIONS) {
         if (version === UNCOUNTED) await client.query('ALTER TABLE qso DISABLE TRIGGER qso_counts_insert');
-        else await client.query(countingFunction(version));
+        else await client.query(countingFunctionSql(version));
         const result = results.get(version)!;
         for (let i = 0; i < 20; i++) await executionMs(single, [stationId]); // plans cached in the session
         for (let i = 0; i < runs; i++) result.single.push(await executionMs(single, [stationId]));
@@ -68,7 +52,7 @@ try {
         if (version === UNCOUNTED) await client.query('ALTER TABLE qso ENABLE TRIGGER qso_counts_insert');
       }
     }
-    await client.query(countingFunction(current));
+    await client.query(countingFunctionSql(current));
   } finally {
     client.release();
   }

@@ -11,7 +11,7 @@
  * Data: benchmarks/data/qsos-1m.adi and qsos-100k.adi, generated when missing.
  */
 import { spawn } from 'node:child_process';
-import { createReadStream, createWriteStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, statSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
@@ -29,6 +29,7 @@ import { AdifRowsTransform } from '../lib/import/rowStreams.js';
 import { INSERT_COLUMNS, MATCH_COLUMNS } from '../lib/import/rowValues.js';
 import { beginQsoWriteForStations } from '../lib/qso/writeLock.js';
 import { writeGeneratedAdif } from './generate-adif.js';
+import { countingFunctionSql, countingMigrations } from './lib/countingFunction.js';
 import { numberOption, scratchDatabase } from './lib/scratch.js';
 
 const root = join(import.meta.dirname, '..');
@@ -166,22 +167,6 @@ async function copyBare(db: pg.Pool, copyPath: string): Promise<number> {
   }
 }
 
-const COUNTING_FUNCTION = 'FUNCTION qso_counts_record() RETURNS trigger';
-
-/** Replaces the counting trigger's function with the one a migration file defines (its last definition there). */
-async function replaceCountingFunction(db: pg.Pool, migration: string): Promise<void> {
-  const text = readFileSync(join(root, 'sql', migration), 'utf8');
-  const start = text.lastIndexOf(COUNTING_FUNCTION);
-  const end = text.indexOf('$$;', start) + 3;
-  await db.query(`CREATE OR REPLACE ${text.slice(start, end)}`);
-}
-
-/** The last migration that defines the counting trigger's function: the one in force. */
-function currentCountingMigration(): string {
-  const files = readdirSync(join(root, 'sql')).filter((name) => name.endsWith('.sql')).sort();
-  return files.filter((name) => readFileSync(join(root, 'sql', name), 'utf8').includes(COUNTING_FUNCTION)).pop()!;
-}
-
 /**
  * --index-cost: what each of qso's indexes costs a COPY. The bare table (primary key and the
  * duplicate index) once, then the bare table with each further index alone, then qso itself:
@@ -223,12 +208,12 @@ async function indexCost(db: Database, big: string, bigCount: number): Promise<v
   await pool.query('ALTER TABLE qso DISABLE TRIGGER qso_counts_insert');
   const uncounted = await copyQso('qso without the counting trigger');
   await pool.query('ALTER TABLE qso ENABLE TRIGGER qso_counts_insert');
-  await replaceCountingFunction(pool, '009_qso_counts.sql');
+  await pool.query(countingFunctionSql('009_qso_counts.sql'));
   const bucketsOnly = await copyQso('qso counting per filter bucket only (the trigger of sql/009)');
   // The four tables counted by one statement per table and kind of write, before one count key (sql/018).
-  await replaceCountingFunction(pool, '017_qso_month_bucket_counts.sql');
+  await pool.query(countingFunctionSql('017_qso_month_bucket_counts.sql'));
   const perTable = await copyQso('qso counting with the trigger of sql/017 (a statement per table)');
-  await replaceCountingFunction(pool, currentCountingMigration());
+  await pool.query(countingFunctionSql(countingMigrations().at(-1)!));
   const bare = (bareFirst + bareLast) / 2;
   const row = (what: string, secondsTaken: number) =>
     `| ${what} | ${Math.round(rows / secondsTaken)} | ${(secondsTaken - bare).toFixed(2)} | ${(((secondsTaken - bare) / bare) * 100).toFixed(0)} % |`;
