@@ -109,18 +109,23 @@ export function timeRangeTotalSql(
 }
 
 /**
- * For the page at `offset` of a scope's QSOs newest first (time_on DESC): the month the offset
- * falls into, as `below`, the end of that month (the page reads time_on < below), and `skipped`,
- * the QSOs at or after it, so the page's own offset is `offset - skipped`: it skips at most one
- * month's QSOs. No row when the offset is beyond the last QSO. `onC` is the scope's conditions,
- * and the bucket filters' (band, mode, qsl_filter), on `months` (alias c; monthCountsTable),
- * `offset` a bound placeholder.
+ * For the page at `offset` of a scope's QSOs newest first (time_on DESC) that ends before
+ * `reach` (offset + page size): the month the offset falls into, as `below`, the end of that
+ * month (the page reads time_on < below), and `skipped`, the QSOs at or after it, so the page's
+ * own offset is `offset - skipped`: it skips at most one month's QSOs. `above` is the start of
+ * the month `reach` falls into, so the page reads time_on >= above too (every QSO of the page
+ * lies in that month or a newer one), null when the page reaches past the oldest QSO: each
+ * location's part of the page is then read within those months, however sparse its QSOs are
+ * there. No row when the offset is beyond the last QSO. `onC` is the scope's conditions, and the
+ * bucket filters' (band, mode, qsl_filter), on `months` (alias c; monthCountsTable), `offset`
+ * and `reach` bound placeholders.
  */
-export function monthSeekSql(onC: string, offset: string, months = monthCountsTable(false)): string {
-  return `SELECT below::text AS below, (upto - n)::int AS skipped
-            FROM (SELECT month + interval '1 month' AS below, n, sum(n) OVER (ORDER BY month DESC) AS upto
-                    FROM (SELECT c.month, sum(c.n) AS n FROM ${months} c WHERE ${onC} GROUP BY c.month) m) w
-           WHERE upto > ${offset}::bigint ORDER BY below DESC LIMIT 1`;
+export function monthSeekSql(onC: string, offset: string, reach: string, months = monthCountsTable(false)): string {
+  return `WITH w AS (SELECT month, n, sum(n) OVER (ORDER BY month DESC) AS upto
+                     FROM (SELECT c.month, sum(c.n) AS n FROM ${months} c WHERE ${onC} GROUP BY c.month) m)
+          SELECT (s.month + interval '1 month')::text AS below, (s.upto - s.n)::int AS skipped,
+                 (SELECT e.month::text FROM w e WHERE e.upto >= ${reach}::bigint ORDER BY e.month DESC LIMIT 1) AS above
+            FROM w s WHERE s.upto > ${offset}::bigint ORDER BY s.month DESC LIMIT 1`;
 }
 
 /**

@@ -17,14 +17,14 @@ const SEEK_FROM_OFFSET = 10_000;
  * columns), deep enough to pay. Ask in the page's snapshot, as its total.
  */
 export async function pageSeek(client: Pick<pg.PoolClient, 'query'>, list: ListQuery): Promise<PageSeek | null> {
-  const { offset } = list.pagination;
+  const { offset, perPage } = list.pagination;
   if (list.format !== 'json' || list.newest || offset < SEEK_FROM_OFFSET || list.scope.stationIds.length === 0) return null;
   // Every filter of the list is one the month counts keep.
   if (list.filters(new SqlParams()).length !== list.bucketFilters(new SqlParams(), 'q').length) return null;
   const params = new SqlParams();
   const buckets = list.bucketFilters(params, 'c');
   const onC = [...scopeConditions(list.scope, params, 'c'), ...buckets].join(' AND ');
-  const text = monthSeekSql(onC, params.add(offset), monthCountsTable(buckets.length > 0));
+  const text = monthSeekSql(onC, params.add(offset), params.add(offset + perPage), monthCountsTable(buckets.length > 0));
   const { rows } = await client.query<PageSeek>(text, params.values);
   return rows[0] ?? null;
 }

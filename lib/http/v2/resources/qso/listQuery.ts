@@ -132,12 +132,13 @@ export function where(list: ListQuery, params: SqlParams): string {
 
 /**
  * Where a deep page of the time-ordered list starts instead of skipping from the newest QSO
- * (deepPage.ts): only QSOs with time_on below `below`, of which the page skips
- * `offset - skipped`.
+ * (deepPage.ts): only QSOs with time_on below `below`, and from `above` on when it is not null,
+ * of which the page skips `offset - skipped`.
  */
 export interface PageSeek {
   below: string;
   skipped: number;
+  above: string | null;
 }
 
 /** What a page query reads for each QSO (qso aliased q), and what it joins for that. */
@@ -162,6 +163,7 @@ export function pageSql(list: ListQuery, output: PageOutput = QSO_OBJECT_OUTPUT,
   let offset = list.pagination.offset;
   if (seek !== null && byTime) {
     conditions += ` AND q.time_on < ${params.add(seek.below)}::timestamp`;
+    if (seek.above !== null) conditions += ` AND q.time_on >= ${params.add(seek.above)}::timestamp`;
     offset -= seek.skipped;
   }
   // Cast: the ADIF page hands its values over as settings (text) for its COPY.
