@@ -4,14 +4,13 @@ import type { SqlParams } from '../db/sqlParams.js';
 import type { Logger } from '../log.js';
 
 /**
- * Reading and compacting qso_counts (sql/009_qso_counts.sql), qso_id_counts
- * (sql/012_qso_id_counts.sql) and qso_month_counts (sql/013_qso_month_counts.sql; the
- * trigger's statements are static since sql/015_qso_counts_static.sql, and since
- * sql/018_qso_count_key.sql group the written rows once by qso_count_key()): the QSO counts every
- * writer appends in its own transaction, per bucket of the list's filters, per
- * block of ids and per month of time_on, so that a list's exact total is a sum over a few
- * hundred rows instead of a count over every matching QSO, and a deep page starts from the
- * month its offset falls into instead of skipping every QSO before it.
+ * Reading and compacting the QSO counts every writer appends in its own transaction: per bucket
+ * of the list's filters (qso_counts, sql/009), per block of ids (qso_id_counts, sql/012), per
+ * month of time_on (qso_month_counts, sql/013), per month and bucket (qso_month_bucket_counts,
+ * sql/017) and per month and one kind of filter (band, mode, received statuses: sql/018, where
+ * the trigger groups the written rows once by qso_count_key()). A list's exact total is then a
+ * sum over a few hundred rows instead of a count over every matching QSO, and a deep page
+ * starts from the month its offset falls into instead of skipping every QSO before it.
  */
 
 /** A table of appended counts: its name and the columns of a bucket, in table order (the compaction regroups by them). */
@@ -20,23 +19,40 @@ interface CountTable {
   columns: string;
 }
 
+/** The statuses of qsl_filter's conditions. */
+const QSL_COLUMNS = 'qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status';
+
 /** The bucket a QSO counts in: the columns of the filters the counts answer (band, mode, qsl_filter). */
-const BUCKET_COLUMNS = `band, mode, submode, prop_mode, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd,
-  qrzcom_qso_download_status, clublog_qso_download_status`;
+const BUCKET_COLUMNS = `band, mode, submode, prop_mode, ${QSL_COLUMNS}`;
+
+/** The kinds of filter the counts keep: band (SAT included), mode (or submode), qsl_filter. */
+export type BucketFilterKind = 'band' | 'mode' | 'qsl';
+
+/** The month counts per one kind of filter, and their bucket columns. */
+const MONTH_FILTER_TABLES: Record<BucketFilterKind, CountTable> = {
+  band: { name: 'qso_month_band_counts', columns: 'station_id, operator, month, band, prop_mode' },
+  mode: { name: 'qso_month_mode_counts', columns: 'station_id, operator, month, mode, submode' },
+  qsl: { name: 'qso_month_qsl_counts', columns: `station_id, operator, month, ${QSL_COLUMNS}` },
+};
 
 const COUNT_TABLES: readonly CountTable[] = [
   { name: 'qso_counts', columns: `station_id, operator, ${BUCKET_COLUMNS}` },
   { name: 'qso_id_counts', columns: 'station_id, operator, block' },
   { name: 'qso_month_counts', columns: 'station_id, operator, month' },
   { name: 'qso_month_bucket_counts', columns: `station_id, operator, month, ${BUCKET_COLUMNS}` },
+  ...Object.values(MONTH_FILTER_TABLES),
 ];
 
 /**
- * The month counts to sum: per month alone, or per month and bucket when conditions on the
- * bucket columns (band, mode, qsl_filter) apply; the fewer rows, the cheaper the sum.
+ * The month counts to sum for a list with these kinds of filter: per month alone without
+ * filters, per month and that kind with one kind, per month and whole bucket with several; the
+ * fewer rows, the cheaper the sum (a month's whole buckets are the product of every column's
+ * values).
  */
-export function monthCountsTable(bucketFiltered: boolean): string {
-  return bucketFiltered ? 'qso_month_bucket_counts' : 'qso_month_counts';
+export function monthCountsTable(kinds: readonly BucketFilterKind[]): string {
+  if (kinds.length === 0) return 'qso_month_counts';
+  if (kinds.length === 1) return MONTH_FILTER_TABLES[kinds[0]!].name;
+  return 'qso_month_bucket_counts';
 }
 
 /** qso_id_counts counts QSOs per block of this many consecutive ids (fixed by its trigger). */
@@ -94,7 +110,7 @@ export function timeRangeTotalSql(
   params: SqlParams,
   from: string | null,
   to: string | null,
-  months = monthCountsTable(false),
+  months = monthCountsTable([]),
 ): string {
   const first = from === null ? null : from === monthOf(from) ? from : nextMonth(from);
   const last = to === null ? null : monthOf(to);
@@ -120,7 +136,7 @@ export function timeRangeTotalSql(
  * bucket filters' (band, mode, qsl_filter), on `months` (alias c; monthCountsTable), `offset`
  * and `reach` bound placeholders.
  */
-export function monthSeekSql(onC: string, offset: string, reach: string, months = monthCountsTable(false)): string {
+export function monthSeekSql(onC: string, offset: string, reach: string, months = monthCountsTable([])): string {
   return `WITH w AS (SELECT month, n, sum(n) OVER (ORDER BY month DESC) AS upto
                      FROM (SELECT c.month, sum(c.n) AS n FROM ${months} c WHERE ${onC} GROUP BY c.month) m)
           SELECT (s.month + interval '1 month')::text AS below, (s.upto - s.n)::int AS skipped,

@@ -6,7 +6,7 @@ import type { ListQuery, PageSeek } from './listQuery.js';
 
 /**
  * From this offset on, a page of the time-ordered list starts from the month its offset falls
- * into (qso_month_counts, or qso_month_bucket_counts with filters; in the page's snapshot) instead of reading every index entry before
+ * into (qso_month_counts, or with filters the month counts monthCountsTable picks; in the page's snapshot) instead of reading every index entry before
  * it: the month sums cost about a millisecond, skipping costs about 0.15 ms per thousand entries.
  */
 const SEEK_FROM_OFFSET = 10_000;
@@ -24,7 +24,7 @@ export async function pageSeek(client: Pick<pg.PoolClient, 'query'>, list: ListQ
   const params = new SqlParams();
   const buckets = list.bucketFilters(params, 'c');
   const onC = [...scopeConditions(list.scope, params, 'c'), ...buckets].join(' AND ');
-  const text = monthSeekSql(onC, params.add(offset), params.add(offset + perPage), monthCountsTable(buckets.length > 0));
+  const text = monthSeekSql(onC, params.add(offset), params.add(offset + perPage), monthCountsTable(list.bucketFilterKinds));
   const { rows } = await client.query<PageSeek>(text, params.values);
   return rows[0] ?? null;
 }

@@ -10,6 +10,7 @@ import { bandCondition, confirmedCondition, dateRangeConditions, dayAfter, modeC
 import { qsoScope, scopeConditions, type QsoScope } from '../../../../qso/scope.js';
 import { qsoSelectList } from '../../../../qso/present.js';
 import { sinceIdBound } from '../../../../qso/changeBounds.js';
+import type { BucketFilterKind } from '../../../../qso/counts.js';
 
 /**
  * GET /qso parameters and the SQL they become. Every query is written so that PostgreSQL can
@@ -49,6 +50,8 @@ export interface ListQuery {
   filters(params: SqlParams): string[];
   /** The filters qso_counts keeps too (band, mode, qsl_filter), on qso (q) or qso_counts (c). */
   bucketFilters(params: SqlParams, alias: 'q' | 'c'): string[];
+  /** Which kinds of those filters the list has (what picks the month counts to sum). */
+  bucketFilterKinds: readonly BucketFilterKind[];
 }
 
 function parseFormat(query: Record<string, string>): ListFormat {
@@ -95,6 +98,10 @@ export async function parseListQuery({ query, services, principal }: RequestCont
     if (qslTypes !== null) conditions.push(confirmedCondition(qslTypes, alias));
     return conditions;
   };
+  const bucketFilterKinds: BucketFilterKind[] = [];
+  if (band !== null && bandCondition(band, new SqlParams()) !== null) bucketFilterKinds.push('band');
+  if (mode !== null) bucketFilterKinds.push('mode');
+  if (qslTypes !== null) bucketFilterKinds.push('qsl');
   const rowFilters = (params: SqlParams): string[] => {
     const conditions: string[] = [];
     if (callsign !== null) conditions.push(`q.call = ${params.add(callsign)}`);
@@ -118,6 +125,7 @@ export async function parseListQuery({ query, services, principal }: RequestCont
       return conditions;
     },
     bucketFilters,
+    bucketFilterKinds,
   };
 }
 

@@ -15,7 +15,7 @@ import { where, type ListQuery, type Sql } from './listQuery.js';
  *   between the bounds or those before since_id (and from the cut on, a few) subtracted from
  *   qso_counts' sum;
  * - qso_since/qso_until, alone or with band, mode, qsl_filter: whole months of qso_month_counts
- *   (qso_month_bucket_counts with those filters) plus the partial months at either end counted;
+ *   (the month counts of those filters, monthCountsTable) plus the partial months at either end counted;
  * - callsign, or dates with an id bound: a count over the QSOs, from the filter's index.
  */
 
@@ -32,12 +32,12 @@ function scopeOn(list: ListQuery, params: SqlParams): (alias: 'q' | 'c') => stri
 }
 
 /** The scope's QSOs in the list's range of days, with band, mode and qsl_filter if given (the month counts keep their buckets). */
-function timeRangeSql(list: ListQuery, bucketFiltered: boolean): Sql {
+function timeRangeSql(list: ListQuery): Sql {
   const params = new SqlParams();
   const scope = scopeOn(list, params);
   const on: Partial<Record<'q' | 'c', string>> = {};
   const filtered = (alias: 'q' | 'c') => (on[alias] ??= [scope(alias), ...list.bucketFilters(params, alias)].join(' AND '));
-  return { text: timeRangeTotalSql(filtered, params, list.days.from, list.days.to, monthCountsTable(bucketFiltered)), values: params.values };
+  return { text: timeRangeTotalSql(filtered, params, list.days.from, list.days.to, monthCountsTable(list.bucketFilterKinds)), values: params.values };
 }
 
 /** The scope's QSOs (no other filter) with sinceId < id < idBelow. */
@@ -72,10 +72,10 @@ function outsideSql(list: ListQuery, idBelow: number): Sql {
  * with band, mode or qsl_filter needs the smaller side chosen first.
  */
 function oneStatementTotal(list: ListQuery): Sql | 0 | null {
-  const buckets = list.bucketFilters(new SqlParams(), 'c').length > 0;
+  const buckets = list.bucketFilterKinds.length > 0;
   if (list.callsign !== null) return countSql(list);
   const dated = list.days.from !== null || list.days.to !== null;
-  if (dated) return list.idBelow !== null ? countSql(list) : timeRangeSql(list, buckets);
+  if (dated) return list.idBelow !== null ? countSql(list) : timeRangeSql(list);
   if (list.idBelow === null) return bucketSql(list);
   if (list.sinceId + 1 >= list.idBelow) return 0;
   return buckets ? null : idRangeSql(list, list.sinceId, list.idBelow);
