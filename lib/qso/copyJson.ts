@@ -65,14 +65,33 @@ export function put(source: Buffer, bytes: Buffer, at: number, from = 0, to = so
   return at;
 }
 
+/**
+ * Every field's key and unset value one after the other, and where each field's part starts:
+ * a run of NULL columns from field i up to field j is the bytes from starts[i] to starts[j],
+ * one copy instead of a key and a value per field (most of a full object's fields are unset).
+ */
+interface UnsetRuns {
+  readonly bytes: Buffer;
+  readonly starts: readonly number[];
+}
+
+function unsetRuns(list: readonly Field[]): UnsetRuns {
+  const parts = list.map((field) => Buffer.concat([field.key, field.unset]));
+  const starts = [0];
+  for (const part of parts) starts.push(starts.at(-1)! + part.length);
+  return { bytes: Buffer.concat(parts), starts };
+}
+
 export class QsoJsonFromCopy {
   private readonly fields: Field[];
   private readonly fixed: number;
+  private readonly unset: UnsetRuns;
 
   /** `setOnly`: without the unset fields ('' or NULL), for clients that read a missing field as unset (omit_empty). */
   constructor(private readonly setOnly: boolean) {
     this.fields = fields(setOnly);
     this.fixed = fixedBytes(this.fields);
+    this.unset = unsetRuns(this.fields);
   }
 
   /**
@@ -100,14 +119,20 @@ export class QsoJsonFromCopy {
         }
         if (isEmpty) continue;
         bytes[at++] = written === 0 ? 0x7b /* { */ : 0x2c /* , */;
+      } else if (isNull) {
+        // This NULL and the NULLs right after it, written as one run.
+        const first = index;
+        pos += 2;
+        while (index + 1 < this.fields.length && input[pos] === TAB && input[pos + 1] === BACKSLASH && input[pos + 2] === LETTER_N) {
+          index++;
+          pos += 3;
+        }
+        const { bytes: runs, starts } = this.unset;
+        at += runs.copy(bytes, at, starts[first]!, starts[index + 1]!);
+        continue;
       }
       written++;
       at = put(field.key, bytes, at);
-      if (isNull) {
-        at = put(field.unset, bytes, at);
-        pos += 2;
-        continue;
-      }
       if (field.numeric) {
         for (let byte = input[pos]!; byte !== TAB && byte !== NEWLINE; byte = input[++pos]!) bytes[at++] = byte;
         continue;
