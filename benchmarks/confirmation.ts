@@ -87,7 +87,7 @@ async function explain(perPage: number, offset: number): Promise<string> {
   let plan = '';
   const explaining = {
     query: async (text: string, values: unknown[]) => {
-      if (!text.startsWith('WITH page')) return { rows: [{ total: 0 }] };
+      if (!/\bpage AS \(/.test(text)) return { rows: [{ total: 0 }] };
       const { rows } = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${text}`, values);
       plan = rows.map((r) => r['QUERY PLAN']).join('\n');
       return { rows: [] };

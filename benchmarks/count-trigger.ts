@@ -35,9 +35,11 @@ try {
     return rows[0]!['QUERY PLAN'][0]!['Execution Time'];
   };
   const single = `INSERT INTO qso (station_id, call, time_on, band, mode, operator) VALUES ($1, 'DL1ABC', now(), '20m', 'FT8', 'DL0TRG')`;
-  const batch = `INSERT INTO qso (station_id, call, time_on, band, mode, submode, operator, lotw_qsl_rcvd)
+  // Every fifth confirmed on LoTW, received over a year (the confirmation months count those).
+  const batch = `INSERT INTO qso (station_id, call, time_on, band, mode, submode, operator, lotw_qsl_rcvd, lotw_qslrdate)
                  SELECT $1, 'B' || g, timestamp '2024-01-01' + g * interval '7 minutes', (ARRAY['20m','40m','15m'])[1 + g % 3],
-                        (ARRAY['FT8','SSB','CW','MFSK'])[1 + g % 4], CASE WHEN g % 4 = 3 THEN 'FT4' END, 'DL0TRG', CASE WHEN g % 5 = 0 THEN 'Y' END
+                        (ARRAY['FT8','SSB','CW','MFSK'])[1 + g % 4], CASE WHEN g % 4 = 3 THEN 'FT4' END, 'DL0TRG', CASE WHEN g % 5 = 0 THEN 'Y' END,
+                        CASE WHEN g % 5 = 0 THEN date '2024-03-01' + g % 365 END
                    FROM generate_series(1, 25000) g`;
   const results = new Map<string, { single: number[]; batch: number[] }>(VERSIONS.map((v) => [v, { single: [], batch: [] }]));
   try {

@@ -3,7 +3,7 @@ import { SqlParams } from '../db/sqlParams.js';
 import { CONFIRMATION_KEYS, CONFIRMATION_TYPES, type ConfirmationType } from '../qso/confirmationTypes.js';
 import { bandCondition, confirmedCondition, dateRangeConditions, dayAfter, modeCondition } from '../qso/filters.js';
 import { scopeConditions, type QsoScope } from '../qso/scope.js';
-import { timeRangeTotalSql } from '../qso/counts.js';
+import { monthSeekSql, timeRangeTotalSql } from '../qso/counts.js';
 
 /**
  * The confirmation list: one row per (QSO, confirmation type) with that type received ('Y')
@@ -86,14 +86,15 @@ export async function listConfirmations(
   filters: ConfirmationFilters,
   limit: number,
   offset: number,
-  { dateRangeFirstMax = DATE_RANGE_FIRST_MAX } = {},
+  { dateRangeFirstMax = DATE_RANGE_FIRST_MAX, seekFromOffset = SEEK_FROM_OFFSET } = {},
 ): Promise<ConfirmationPage> {
   const { stationIds } = filters.scope;
   if (stationIds.length === 0 || filters.types.length === 0) return { rows: [], total: 0 };
   if ((filters.qsoSince !== null || filters.qsoUntil !== null) && (await qsosInDateRange(db, filters)) <= dateRangeFirstMax) {
     return dateRangePage(db, filters, limit, offset);
   }
-  const [rows, total] = await Promise.all([pageRows(db, filters, limit, offset), countRows(db, filters)]);
+  const seek = offset >= seekFromOffset && receivedOnly(filters);
+  const [rows, total] = await Promise.all([pageRows(db, filters, limit, offset, seek), countRows(db, filters)]);
   return { rows, total };
 }
 
@@ -151,8 +152,34 @@ async function dateRangePage(db: pg.Pool, filters: ConfirmationFilters, limit: n
   return { rows: rows.filter((row) => row.qso_id !== null).map(toConfirmation), total };
 }
 
-async function pageRows(db: pg.Pool, filters: ConfirmationFilters, limit: number, offset: number): Promise<ConfirmationRow[]> {
+/**
+ * From this offset on, a page of a list without filters on the QSOs or dates (scope and types
+ * alone) starts from the received month its offset falls into (qso_confirmation_month_counts,
+ * as the QSO list's deep pages: docs/api-v2/qso.md "Deep pages") instead of merging every
+ * confirmation received after it.
+ */
+const SEEK_FROM_OFFSET = 10_000;
+
+/** Only the scope and the types select the rows: the month counts of received dates count exactly those. */
+function receivedOnly(filters: ConfirmationFilters): boolean {
+  return filters.since === null && filters.qsoSince === null && filters.qsoUntil === null
+    && filters.band === null && filters.mode === null && filters.callsign === null;
+}
+
+/**
+ * The page, merged from one branch per (location, type). With `seek`, the statement first sums
+ * the received months (newest first) in its own snapshot: each branch then reads only the months
+ * the page lies in (received before the end of the offset's month, from the start of the month
+ * where the page ends), and the page skips only what lies in the offset's month.
+ */
+async function pageRows(db: pg.Pool, filters: ConfirmationFilters, limit: number, offset: number, seek: boolean): Promise<ConfirmationRow[]> {
   const params = new SqlParams();
+  const seekCte = seek
+    ? `seek AS MATERIALIZED (${monthSeekSql(
+      [...scopeConditions(filters.scope, params, 'c'), `c.type = ANY(${params.add(filters.types)}::text[])`].join(' AND '),
+      params.add(offset), params.add(offset + limit), 'qso_confirmation_month_counts')}),
+      `
+    : '';
   const shared = qsoConditions(filters, params);
   // The scope's operator rule, spelled out here because the stations go into each branch singly.
   if (filters.scope.operator !== null) shared.push(`q.operator = ${params.add(filters.scope.operator)}`);
@@ -163,18 +190,21 @@ async function pageRows(db: pg.Pool, filters: ConfirmationFilters, limit: number
     const station = params.add(stationId);
     for (const type of filters.types) {
       const { date } = CONFIRMATION_TYPES[type];
-      const where = [`q.station_id = ${station}`, ...typeConditions(type, since), ...shared].join(' AND ');
+      const months = seek
+        ? [`q.${date} < (SELECT below::date FROM seek)`, `q.${date} >= coalesce((SELECT above::date FROM seek), '-infinity'::date)`]
+        : [];
+      const where = [`q.station_id = ${station}`, ...typeConditions(type, since), ...months, ...shared].join(' AND ');
       branches.push(`(SELECT q.id AS qso_id, ${CONFIRMATION_KEYS.indexOf(type)} AS type_rank, q.${date} AS confirmation_date
           FROM qso q WHERE ${where}
          ORDER BY q.${date} DESC, q.id LIMIT ${branchLimit})`);
     }
   }
   const { rows } = await db.query<PageRow>(
-    `WITH page AS (
+    `WITH ${seekCte}page AS (
        SELECT c.qso_id, c.type_rank, c.confirmation_date
          FROM (${branches.join('\n UNION ALL ')}) c
         ORDER BY c.confirmation_date DESC, c.qso_id, c.type_rank
-        LIMIT ${params.add(limit)} OFFSET ${params.add(offset)})
+        LIMIT ${params.add(limit)} OFFSET ${seek ? `${params.add(offset)}::bigint - coalesce((SELECT skipped FROM seek), 0)` : params.add(offset)})
      SELECT page.qso_id, page.type_rank, to_char(page.confirmation_date, 'YYYY-MM-DD') AS confirmation_date,
             q.call AS callsign, to_char(q.time_on, 'YYYY-MM-DD HH24:MI:SS') AS qso_date, q.mode, q.band,
             q.submode, q.gridsquare, q.vucc_grids, q.sat_name, q.sat_mode

@@ -7,8 +7,9 @@ import type { Logger } from '../log.js';
  * Reading and compacting the QSO counts every writer appends in its own transaction: per bucket
  * of the list's filters (qso_counts, sql/009), per block of ids (qso_id_counts, sql/012), per
  * month of time_on (qso_month_counts, sql/013), per month and bucket (qso_month_bucket_counts,
- * sql/017) and per month and one kind of filter (band, mode, received statuses: sql/018, where
- * the trigger groups the written rows once by qso_count_key()). A list's exact total is then a
+ * sql/017), per month and one kind of filter (band, mode, received statuses) and per
+ * confirmation type and month of its received date (sql/018, where the trigger groups the
+ * written rows once by qso_count_key()). A list's exact total is then a
  * sum over a few hundred rows instead of a count over every matching QSO, and a deep page
  * starts from the month its offset falls into instead of skipping every QSO before it.
  */
@@ -41,6 +42,7 @@ const COUNT_TABLES: readonly CountTable[] = [
   { name: 'qso_month_counts', columns: 'station_id, operator, month' },
   { name: 'qso_month_bucket_counts', columns: `station_id, operator, month, ${BUCKET_COLUMNS}` },
   ...Object.values(MONTH_FILTER_TABLES),
+  { name: 'qso_confirmation_month_counts', columns: 'station_id, operator, type, month' },
 ];
 
 /**

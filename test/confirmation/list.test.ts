@@ -328,3 +328,47 @@ t.test('paging over many rows and stations agrees with one ordered read of the t
   const http = await server.request('/api/v2/confirmation?qso_since=2020-01-05&qso_until=2020-01-15&since=2024-01-03&per_page=1000', { token: op.token });
   t.same(http.body.data.map((r: { qso_id: number; type: string; confirmation_date: string }) => `${r.qso_id}:${r.type}:${r.confirmation_date}`), inRange.map((r) => r.key));
 });
+
+t.test('deep pages start from their received month: the same rows as a merge from the newest', async (t) => {
+  const server = await startTestServer(t);
+  const db = server.db.pool;
+  const op = await createOperator(db);
+  const second = await createStation(db, { userId: op.userId, name: 'Second', callsign: op.callsign, gridsquare: 'JO62' });
+  // 900 QSOs over two locations and two operators, received over two years (months of very
+  // different sizes, ties on a day across locations and types), some received without a date.
+  await seedQsos(db, [op.stationId, second],
+    `INSERT INTO qso (station_id, call, time_on, band, mode, operator,
+                      lotw_qsl_rcvd, lotw_qslrdate, eqsl_qsl_rcvd, eqsl_qslrdate, qsl_rcvd, qslrdate,
+                      qrzcom_qso_download_status, qrzcom_qso_download_date, clublog_qso_download_status, clublog_qso_download_date)
+     SELECT (ARRAY[$1, $2]::int[])[1 + g % 2], 'K' || g, timestamp '2020-01-01' + g * interval '1 hour', '20m', 'CW',
+            (ARRAY['DL1A', 'DL2B', 'DL2B'])[1 + g % 3],
+            CASE WHEN g % 2 = 0 THEN 'Y' END, date '2022-01-01' + (g * 37 % 730),
+            CASE WHEN g % 3 = 1 THEN 'Y' END, date '2022-01-01' + (g * g % 700),
+            CASE WHEN g % 5 = 0 THEN 'Y' ELSE 'N' END, date '2023-06-01' + (g % 11),
+            CASE WHEN g % 7 = 0 THEN 'Y' END, date '2022-01-01' + (g % 400),
+            CASE WHEN g % 4 = 0 THEN 'Y' END, CASE WHEN g % 8 <> 0 THEN date '2022-01-01' + (g * 13 % 730) END
+       FROM generate_series(1, 900) g`,
+    [op.stationId, second],
+  );
+  const keysOfPage = (page: Awaited<ReturnType<typeof listConfirmations>>) => page.rows.map((r) => `${r.qso_id}:${r.type}:${r.confirmation_date}`);
+  const scopes = [
+    { stationIds: [op.stationId, second], operator: null },
+    { stationIds: [second], operator: null },
+    { stationIds: [op.stationId, second], operator: 'DL2B' },
+  ];
+  for (const scope of scopes) {
+    for (const types of [CONFIRMATION_KEYS, ['qsl', 'clublog'] as const, ['eqsl'] as const]) {
+      const filters: ConfirmationFilters = { scope, types, since: null, qsoSince: null, qsoUntil: null, band: null, mode: null, callsign: null };
+      const label = `${scope.stationIds.length} locations, operator ${scope.operator}, ${types.join(',')}`;
+      const whole = await listConfirmations(db, filters, 5000, 0, { seekFromOffset: Infinity });
+      t.ok(whole.rows.length > 50 && whole.rows.length === whole.total, `${label}: ${whole.total} rows`);
+      const all = keysOfPage(whole);
+      for (const [limit, offsets] of [[40, [0, 1, 39, 200, 401]], [7, [333, 500]], [300, [100]], [50, [whole.total - 20, whole.total, whole.total + 5]]] as const) {
+        for (const offset of offsets) {
+          const page = await listConfirmations(db, filters, limit, offset, { seekFromOffset: 0 });
+          t.same(keysOfPage(page), all.slice(offset, offset + limit), `${label}: ${limit} from ${offset}`);
+        }
+      }
+    }
+  }
+});

@@ -28,7 +28,7 @@ function adif(stationCall: string, round: number, count: number, operator: strin
     const band = BANDS[i % 3]!;
     const mode = MODES[(i + round) % 3]!;
     const sat = i % 7 === 0 ? '<prop_mode:3>SAT' : '';
-    const qsl = i % 5 === 0 ? '<qsl_rcvd:1>Y' : '';
+    const qsl = i % 5 === 0 ? `<qsl_rcvd:1>Y<qslrdate:8>2024${String(6 + (i % 3)).padStart(2, '0')}${String(10 + (i % 20))}` : '';
     text += `<call:${call.length}>${call}<band:${band.length}>${band}<mode:${mode.length}>${mode}<qso_date:8>2024050${1 + (round % 9)}<time_on:4>${String(1000 + i).slice(-4)}${sat}${qsl}<operator:${operator.length}>${operator}<station_callsign:${stationCall.length}>${stationCall}<eor>\n`;
   }
   return text;
@@ -54,11 +54,19 @@ async function countTableMismatches(db: pg.Pool): Promise<string[]> {
     ['qso_month_band_counts', 'station_id, operator, month, band, prop_mode', `station_id, operator, date_trunc('month', time_on) AS month, ${bucket}`],
     ['qso_month_mode_counts', 'station_id, operator, month, mode, submode', `station_id, operator, date_trunc('month', time_on) AS month, ${bucket}`],
     ['qso_month_qsl_counts', `station_id, operator, month, ${qslColumns}`, `station_id, operator, date_trunc('month', time_on) AS month, ${bucket}`],
+    // A row per type received 'Y' with a date, in the month of that date.
+    ['qso_confirmation_month_counts', 'station_id, operator, type, month', `station_id, operator, t.type, t.month FROM qso
+       CROSS JOIN LATERAL (VALUES ('lotw', lotw_qsl_rcvd, lotw_qslrdate), ('eqsl', eqsl_qsl_rcvd, eqsl_qslrdate), ('qsl', qsl_rcvd, qslrdate),
+                                  ('qrz', qrzcom_qso_download_status, qrzcom_qso_download_date),
+                                  ('clublog', clublog_qso_download_status, clublog_qso_download_date)) r(type, status, date)
+       CROSS JOIN LATERAL (SELECT r.type, date_trunc('month', r.date)::date AS month) t
+      WHERE r.status = 'Y' AND r.date IS NOT NULL`],
   ];
   const found: string[] = [];
   for (const [table, columns, fromQso] of tables) {
     // EXCEPT compares NULLs as equal; groups summing to zero are no QSOs.
-    const counted = `SELECT ${columns}, count(*) AS n FROM (SELECT ${fromQso} FROM qso) k GROUP BY ${columns}`;
+    const qsoRows = fromQso.includes(' FROM qso') ? fromQso : `${fromQso} FROM qso`;
+    const counted = `SELECT ${columns}, count(*) AS n FROM (SELECT ${qsoRows}) k GROUP BY ${columns}`;
     const summed = `SELECT ${columns}, sum(n) AS n FROM ${table} GROUP BY ${columns} HAVING sum(n) <> 0`;
     const { rows } = await db.query<{ side: string; key: string }>(
       `SELECT 'counted' AS side, d::text AS key FROM (${counted} EXCEPT ALL ${summed}) d
@@ -113,7 +121,7 @@ t.test('list totals from qso_counts stay exact under concurrent writers', async 
       importAdif(db, Readable.from([adif('DL0TOT', round, 30, round % 2 ? member.callsign : 'DL9OTH')]), { stationId: club.clubStationId, frequencyUnit: 'MHz' }),
       // PATCH moves between locations, confirmations merged in, operators changed, deletes.
       seedQsos(db, stations, `UPDATE qso SET station_id = $2 WHERE id IN (SELECT id FROM qso WHERE station_id = $1 ORDER BY id DESC LIMIT 7)`, [op.stationId, second]),
-      seedQsos(db, stations, `UPDATE qso SET lotw_qsl_rcvd = 'Y' WHERE id IN (SELECT id FROM qso WHERE station_id = ANY($1::int[]) AND lotw_qsl_rcvd IS NULL LIMIT 9)`, [stations]),
+      seedQsos(db, stations, `UPDATE qso SET lotw_qsl_rcvd = 'Y', lotw_qslrdate = date '2024-01-01' + (id % 90)::int WHERE id IN (SELECT id FROM qso WHERE station_id = ANY($1::int[]) AND lotw_qsl_rcvd IS NULL LIMIT 9)`, [stations]),
       seedQsos(db, [club.clubStationId], `UPDATE qso SET operator = $2 WHERE id IN (SELECT id FROM qso WHERE station_id = $1 AND operator <> $2 LIMIT 4)`, [club.clubStationId, member.callsign]),
       seedQsos(db, stations, `DELETE FROM qso WHERE id IN (SELECT id FROM qso WHERE station_id = $1 ORDER BY id LIMIT 5)`, [second]),
       compactQsoCounts(db, 0),

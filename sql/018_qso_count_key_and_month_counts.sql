@@ -11,6 +11,11 @@
 -- rows per month are the product of all the bucket columns' values (a generated 1M log: 77,000
 -- rows summed for one location, 12-18 ms a page; 700-2,800 rows in these). Combined filters
 -- (band and mode) keep summing qso_month_bucket_counts.
+--
+-- And the confirmation list's months: per location, operator, confirmation type and month of
+-- its received date (a row of the list is a type received 'Y' with a date), so that a deep page
+-- of the list starts from the received month its offset falls into instead of merging every
+-- confirmation received after it (docs/api-v2/confirmation.md, "Deep pages").
 CREATE TABLE qso_month_band_counts (
   station_id integer NOT NULL,
   operator   text,
@@ -41,6 +46,17 @@ CREATE TABLE qso_month_qsl_counts (
   n                           bigint NOT NULL,
   folded                      boolean NOT NULL DEFAULT false
 );
+CREATE TABLE qso_confirmation_month_counts (
+  station_id integer NOT NULL,
+  operator   text,
+  -- lib/qso/confirmationTypes.ts: lotw, eqsl, qsl, qrz, clublog.
+  type       text NOT NULL,
+  month      date NOT NULL,
+  n          bigint NOT NULL,
+  folded     boolean NOT NULL DEFAULT false
+);
+CREATE INDEX qso_confirmation_month_counts_station ON qso_confirmation_month_counts (station_id, type, month);
+CREATE INDEX qso_confirmation_month_counts_unfolded ON qso_confirmation_month_counts (station_id) WHERE NOT folded;
 CREATE INDEX qso_month_band_counts_station_month ON qso_month_band_counts (station_id, month);
 CREATE INDEX qso_month_band_counts_unfolded ON qso_month_band_counts (station_id) WHERE NOT folded;
 CREATE INDEX qso_month_mode_counts_station_month ON qso_month_mode_counts (station_id, month);
@@ -61,7 +77,13 @@ CREATE TYPE qso_count_key AS (
   lotw_qsl_rcvd               text,
   eqsl_qsl_rcvd               text,
   qrzcom_qso_download_status  text,
-  clublog_qso_download_status text
+  clublog_qso_download_status text,
+  -- The month of each type's received date when received ('Y'), else NULL.
+  lotw_month                  date,
+  eqsl_month                  date,
+  qsl_month                   date,
+  qrz_month                   date,
+  clublog_month               date
 );
 
 CREATE TYPE qso_count_delta AS (key qso_count_key, n bigint);
@@ -73,10 +95,21 @@ CREATE FUNCTION qso_count_key(q qso) RETURNS qso_count_key LANGUAGE sql IMMUTABL
              CASE WHEN q.prop_mode = 'SAT' THEN 'SAT' END,
              CASE WHEN q.qsl_rcvd = 'Y' THEN 'Y' END, CASE WHEN q.lotw_qsl_rcvd = 'Y' THEN 'Y' END,
              CASE WHEN q.eqsl_qsl_rcvd = 'Y' THEN 'Y' END, CASE WHEN q.qrzcom_qso_download_status = 'Y' THEN 'Y' END,
-             CASE WHEN q.clublog_qso_download_status = 'Y' THEN 'Y' END)::qso_count_key
+             CASE WHEN q.clublog_qso_download_status = 'Y' THEN 'Y' END,
+             CASE WHEN q.lotw_qsl_rcvd = 'Y' THEN date_trunc('month', q.lotw_qslrdate::timestamp)::date END,
+             CASE WHEN q.eqsl_qsl_rcvd = 'Y' THEN date_trunc('month', q.eqsl_qslrdate::timestamp)::date END,
+             CASE WHEN q.qsl_rcvd = 'Y' THEN date_trunc('month', q.qslrdate::timestamp)::date END,
+             CASE WHEN q.qrzcom_qso_download_status = 'Y' THEN date_trunc('month', q.qrzcom_qso_download_date::timestamp)::date END,
+             CASE WHEN q.clublog_qso_download_status = 'Y' THEN date_trunc('month', q.clublog_qso_download_date::timestamp)::date END)::qso_count_key
 $$;
 
 -- The new tables from what is stored, folded (as a compaction leaves them).
+INSERT INTO qso_confirmation_month_counts (station_id, operator, type, month, n, folded)
+SELECT (k).station_id, (k).operator, t.type, t.month, count(*), true
+  FROM (SELECT qso_count_key(q) AS k FROM qso q) s
+       CROSS JOIN LATERAL (VALUES ('lotw', (k).lotw_month), ('eqsl', (k).eqsl_month), ('qsl', (k).qsl_month),
+                                  ('qrz', (k).qrz_month), ('clublog', (k).clublog_month)) t(type, month)
+ WHERE t.month IS NOT NULL GROUP BY 1, 2, 3, 4;
 INSERT INTO qso_month_band_counts (station_id, operator, month, band, prop_mode, n, folded)
 SELECT (k).station_id, (k).operator, (k).month, (k).band, (k).prop_mode, count(*), true
   FROM (SELECT qso_count_key(q) AS k FROM qso q) s GROUP BY 1, 2, 3, 4, 5;
@@ -127,6 +160,12 @@ BEGIN
   month_modes AS (
     INSERT INTO qso_month_mode_counts (station_id, operator, month, mode, submode, n)
     SELECT station_id, operator, month, mode, submode, sum(n) FROM d GROUP BY 1, 2, 3, 4, 5 HAVING sum(n) <> 0),
+  confirmation_months AS (
+    INSERT INTO qso_confirmation_month_counts (station_id, operator, type, month, n)
+    SELECT station_id, operator, t.type, t.month, sum(n)
+      FROM d CROSS JOIN LATERAL (VALUES ('lotw', lotw_month), ('eqsl', eqsl_month), ('qsl', qsl_month),
+                                        ('qrz', qrz_month), ('clublog', clublog_month)) t(type, month)
+     WHERE t.month IS NOT NULL GROUP BY 1, 2, 3, 4 HAVING sum(n) <> 0),
   month_qsls AS (
     INSERT INTO qso_month_qsl_counts (station_id, operator, month, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd,
                                       qrzcom_qso_download_status, clublog_qso_download_status, n)
