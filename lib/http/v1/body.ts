@@ -175,10 +175,10 @@ class Assembler {
  * the body is then drained (see drain), never held.
  */
 export async function readV1Body(req: IncomingMessage, options: V1BodyOptions): Promise<V1Body> {
-  const tooLarge = failed(413, `Request body exceeds the limit of ${options.maxBodyBytes} bytes`);
+  const tooLarge = () => failed(413, `Request body exceeds the limit of ${options.maxBodyBytes} bytes`);
   if (Number(req.headers['content-length'] ?? 0) > options.maxBodyBytes) {
     drain(req, options.maxBodyBytes);
-    throw tooLarge;
+    throw tooLarge();
   }
   const tokenize = createTokenizer();
   const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -225,7 +225,7 @@ export async function readV1Body(req: IncomingMessage, options: V1BodyOptions): 
     // Not destroyed when reading stops early: the answer still goes out on this connection.
     for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
       bytes += chunk.length;
-      if (bytes > options.maxBodyBytes) throw tooLarge;
+      if (bytes > options.maxBodyBytes) throw tooLarge();
       await consume(filter(decode(chunk), false));
     }
     await consume(filter(decode(null), true));

@@ -14,12 +14,7 @@ export interface V1Answer {
  */
 export class V1Failure extends Error {
   constructor(readonly answer: V1Answer, readonly headers: Record<string, string> = {}) {
-    // An answer, not a fault, and calls build their refusals before they know they need them
-    // (on every request): capturing a stack trace each time was a measurable part of a v1 call.
-    const stackTraceLimit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
     super(`v1 answer ${answer.status}`);
-    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'V1Failure';
   }
 }

@@ -84,16 +84,16 @@ export function authorizeKey(request: V1Request): Promise<KeyHolder | null> {
   return authenticateKey(request.ctx, request.services, request.key);
 }
 
-/** The presented key, else `missing` is thrown. */
-export async function requireKey(request: V1Request, missing: V1Failure): Promise<KeyHolder> {
+/** The presented key, else the refusal `missing` builds is thrown (built only then: a refusal carries a stack trace). */
+export async function requireKey(request: V1Request, missing: () => V1Failure): Promise<KeyHolder> {
   const key = await authorizeKey(request);
-  if (!key) throw missing;
+  if (!key) throw missing();
   return key;
 }
 
 /** A read/write key (SPEC: writes need one): `missing` without a key, `readOnly` for an 'r' key. */
-export async function requireWriteKey(request: V1Request, missing: V1Failure, readOnly: V1Failure): Promise<KeyHolder> {
+export async function requireWriteKey(request: V1Request, missing: () => V1Failure, readOnly: () => V1Failure): Promise<KeyHolder> {
   const key = await requireKey(request, missing);
-  if (key.rights !== 'rw') throw readOnly;
+  if (key.rights !== 'rw') throw readOnly();
   return key;
 }

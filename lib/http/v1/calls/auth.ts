@@ -23,7 +23,7 @@ export const checkAuthCall: V1Call = {
   name: 'check_auth',
   keyInPath: true,
   async handle(request) {
-    const key = await requireKey(request, failed(401, 'missing or invalid api key'));
+    const key = await requireKey(request, () => failed(401, 'missing or invalid api key'));
     sendJson(request.ctx, 200, { status: 'valid', rights: key.rights });
   },
 };

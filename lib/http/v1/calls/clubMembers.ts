@@ -16,7 +16,7 @@ export const listClubMembersCall: V1Call = {
   name: 'list_clubmembers',
   wrongJson: { status: 400, body: { status: 'failed', reason: 'wrong JSON' } },
   async handle(request) {
-    const key = await requireKey(request, authError('Auth Error, invalid key'));
+    const key = await requireKey(request, () => authError('Auth Error, invalid key'));
     if (!key.club || key.club.level < OFFICER_LEVEL) throw authError('Auth Error, not enough permissions for this operation');
     const { rows } = await request.services.db.query<{ callsign: string; user_name: string; p_level: string }>(
       `SELECT u.callsign, u.username AS user_name, m.level::text AS p_level

@@ -151,7 +151,7 @@ export const contactsExportCall: V1Call = {
   wrongJson: { status: 400, body: { status: 'failed', reason: 'wrong JSON' } },
   async handle(request) {
     const { ctx, services } = request;
-    const key = await requireKey(request, failed(401, 'missing api key'));
+    const key = await requireKey(request, () => failed(401, 'missing api key'));
     const { filter, fetchFromId, jsonFields } = await exportRequest(request, key);
     const rest = exportAdifRecords(services.bulkDb, filter)[Symbol.asyncIterator]();
     const first = await rest.next();

@@ -145,7 +145,7 @@ export const createStationCall: V1Call = {
   name: 'create_station',
   keyInPath: true,
   async handle(request) {
-    const key = await requireWriteKey(request, error(401, 'Auth Error, invalid key'), error(403, 'API key does not have write permissions'));
+    const key = await requireWriteKey(request, () => error(401, 'Auth Error, invalid key'), () => error(403, 'API key does not have write permissions'));
     if (key.club && key.club.level < OFFICER_LEVEL) throw error(401, 'Auth Error, not enough grants for this operation');
     const inputs = bodyLocations(request);
     const locations = inputs

@@ -22,7 +22,7 @@ const WRONG_JSON = { status: 200, body: { status: 'failed', reason: 'wrong JSON'
 
 /** The checked value, after the original's checks; null when it answers with an empty body. */
 async function checkedValue(request: V1Request, field: 'callsign' | 'grid'): Promise<{ slug: string; value: string } | null> {
-  await requireKey(request, failed(401, 'missing api key'));
+  await requireKey(request, () => failed(401, 'missing api key'));
   const { body } = request;
   if (!isSet(body, 'logbook_public_slug') || !isSet(body, field)) throw failed(401, 'missing fields');
   // Arrays and objects are no slug and no value: they find nothing.

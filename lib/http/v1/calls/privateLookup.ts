@@ -29,7 +29,7 @@ export const privateLookupCall: V1Call = {
   name: 'private_lookup',
   async handle(request) {
     const { body, services } = request;
-    const key = await requireKey(request, failed(401, 'missing api key or session'));
+    const key = await requireKey(request, () => failed(401, 'missing api key or session'));
     const { rows } = await services.db.query<{ id: number }>('SELECT id FROM stations WHERE user_id = $1 ORDER BY id', [key.userId]);
     const stationIds = grantedStationIds(rows.map((r) => r.id), requestedStationIds(body.station_ids));
     if (stationIds.length === 0) throw failed(200, 'no station_profiles are matching the User with this API-Key');

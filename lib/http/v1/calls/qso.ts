@@ -73,7 +73,7 @@ export const qsoCall: V1Call = {
   wrongJson: { status: 200, body: { status: 'failed', reason: 'wrong JSON' } },
   async handle(request) {
     const { ctx, services, body } = request;
-    const key = await requireWriteKey(request, failed(401, 'missing or wrong api key'), failed(403, 'API key does not have write permissions'));
+    const key = await requireWriteKey(request, () => failed(401, 'missing or wrong api key'), () => failed(403, 'API key does not have write permissions'));
     const stationId = idValue(body.station_profile_id);
     const station = stationId === null ? null : await findOwnedStation(services.db, key.userId, stationId);
     if (station === null) throw failed(401, 'station id does not belong to the API key owner.');

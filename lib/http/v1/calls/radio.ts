@@ -48,7 +48,7 @@ export const radioCall: V1Call = {
   requireObject: true,
   async handle(request) {
     const { services } = request;
-    const key = await requireWriteKey(request, failed(401, 'missing api key'), failed(403, 'API key does not have write permissions'));
+    const key = await requireWriteKey(request, () => failed(401, 'missing api key'), () => failed(403, 'API key does not have write permissions'));
     if (!isSet(request.body, 'radio')) throw failed(404, 'missing radio element in payload');
     const input = readRadioInput(withFallbacks(request.body), V1_COLUMNS);
     if (input.radio === null && !input.invalid.includes('radio')) input.invalid.unshift('radio');

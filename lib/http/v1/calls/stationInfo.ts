@@ -32,7 +32,7 @@ export const stationInfoCall: V1Call = {
   name: 'station_info',
   keyInPath: true,
   async handle(request) {
-    const key = await requireKey(request, failed(401, 'missing or invalid api key'));
+    const key = await requireKey(request, () => failed(401, 'missing or invalid api key'));
     const { rows } = await request.services.db.query<StationInfoRow>(
       `SELECT id::text AS station_id, name AS station_profile_name, gridsquare AS station_gridsquare,
               callsign AS station_callsign, CASE WHEN active THEN '1' END AS station_active,

@@ -11,7 +11,7 @@ import { wavelogApiVersion } from '../../../version.js';
 export const versionCall: V1Call = {
   name: 'version',
   async handle(request) {
-    await requireKey(request, failed(401, 'missing or invalid api key'));
+    await requireKey(request, () => failed(401, 'missing or invalid api key'));
     sendJson(request.ctx, 200, { status: 'ok', version: wavelogApiVersion });
   },
 };

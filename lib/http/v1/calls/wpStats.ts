@@ -16,7 +16,7 @@ export const wpStatsCall: V1Call = {
   wrongJson: { status: 400, body: { status: 'failed', reason: 'wrong JSON' } },
   async handle(request) {
     const { db } = request.services;
-    const key = await requireKey(request, failed(401, 'missing or wrong api key'));
+    const key = await requireKey(request, () => failed(401, 'missing or wrong api key'));
     if (!isNumeric(request.body.station_id)) throw failed(400, 'Invalid station_id.');
     const stationId = idValue(request.body.station_id);
     if (stationId === null || (await foreignStationIds(db, key.userId, [stationId])).length) {
