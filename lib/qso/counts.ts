@@ -134,9 +134,10 @@ export function timeRangeTotalSql(
  * the month `reach` falls into, so the page reads time_on >= above too (every QSO of the page
  * lies in that month or a newer one), null when the page reaches past the oldest QSO: each
  * location's part of the page is then read within those months, however sparse its QSOs are
- * there. No row when the offset is beyond the last QSO. `onC` is the scope's conditions, and the
- * bucket filters' (band, mode, qsl_filter), on `months` (alias c; monthCountsTable), `offset`
- * and `reach` bound placeholders.
+ * there. No row when the offset is beyond the last QSO. `months` is a table of month counts
+ * (month, n; alias c): monthCountsTable's for the QSO list, qso_confirmation_month_counts for
+ * the confirmation list's received months; `onC` its conditions (the scope's, the filters'),
+ * `offset` and `reach` bound placeholders.
  */
 export function monthSeekSql(onC: string, offset: string, reach: string, months = monthCountsTable([])): string {
   return `WITH w AS (SELECT month, n, sum(n) OVER (ORDER BY month DESC) AS upto
