@@ -32,6 +32,7 @@ import { fileURLToPath } from 'node:url';
 import { buildConfig } from '../lib/config.js';
 import { createLogger } from '../lib/log.js';
 import { openDatabase } from '../lib/db/database.js';
+import { WORKER_V8_FLAGS } from '../lib/cli/serveProcesses.js';
 import { startServer } from '../lib/server.js';
 import { createUser } from '../lib/accounts/users.js';
 import { createStation } from '../lib/accounts/stations.js';
@@ -118,7 +119,8 @@ async function main(): Promise<void> {
     // --- the server, in a process of its own --------------------------------------------------
     // --profile: a CPU profile of the server process (written when it exits) to benchmarks/data/.
     const profile = process.argv.includes('--profile') ? ['--cpu-prof', '--cpu-prof-dir', join(import.meta.dirname, 'data')] : [];
-    server = spawn(process.execPath, [...profile, '--import', 'tsx', fileURLToPath(import.meta.url), '--serve'], {
+    // With the V8 flags `logbook serve` gives its workers, as `npm start` runs the API.
+    server = spawn(process.execPath, [...profile, ...WORKER_V8_FLAGS, '--import', 'tsx', fileURLToPath(import.meta.url), '--serve'], {
       env: { ...process.env, DATABASE_URL: database.url },
       stdio: ['pipe', 'pipe', 'inherit'],
     });
