@@ -176,8 +176,10 @@ async function pageRows(db: pg.Pool, filters: ConfirmationFilters, limit: number
   const params = new SqlParams();
   const seekCte = seek
     ? `seek AS MATERIALIZED (${monthSeekSql(
-      [...scopeConditions(filters.scope, params, 'c'), `c.type = ANY(${params.add(filters.types)}::text[])`].join(' AND '),
-      params.add(offset), params.add(offset + limit), 'qso_confirmation_month_counts')}),
+      `SELECT c.month, sum(c.n) FROM qso_confirmation_month_counts c
+        WHERE ${[...scopeConditions(filters.scope, params, 'c'), `c.type = ANY(${params.add(filters.types)}::text[])`].join(' AND ')}
+        GROUP BY c.month`,
+      params.add(offset), params.add(offset + limit))}),
       `
     : '';
   const shared = qsoConditions(filters, params);

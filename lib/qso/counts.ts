@@ -104,8 +104,8 @@ function nextMonth(day: string): string {
 /**
  * The exact number of a scope's QSOs with `from` <= time_on < `to` (days 'YYYY-MM-DD', either
  * open), without counting them all: the whole months in between summed from qso_month_counts,
- * and only the QSOs of the partial months at either end counted (from qso_station_time). A
- * range inside one month is counted. `scopeOn` as for idRangeTotalSql.
+ * and only the QSOs of the partial months at either end counted (from qso_station_time), as
+ * monthRowsSql gives them. A range inside one month is counted. `scopeOn` as for idRangeTotalSql.
  */
 export function timeRangeTotalSql(
   scopeOn: (alias: 'q' | 'c') => string,
@@ -114,34 +114,53 @@ export function timeRangeTotalSql(
   to: string | null,
   months = monthCountsTable([]),
 ): string {
-  const first = from === null ? null : from === monthOf(from) ? from : nextMonth(from);
-  const last = to === null ? null : monthOf(to);
-  const counted = (lo: string | null, hi: string | null) =>
-    `(SELECT count(*) FROM qso q WHERE ${[scopeOn('q'), ...(lo === null ? [] : [`q.time_on >= ${params.add(lo)}::date`]), ...(hi === null ? [] : [`q.time_on < ${params.add(hi)}::date`])].join(' AND ')})`;
-  if (first !== null && last !== null && first > last) return `SELECT ${counted(from, to)}::int AS total`;
-  const monthConditions = [scopeOn('c'), ...(first === null ? [] : [`c.month >= ${params.add(first)}::date`]), ...(last === null ? [] : [`c.month < ${params.add(last)}::date`])];
-  const parts = [`(SELECT coalesce(sum(c.n), 0) FROM ${months} c WHERE ${monthConditions.join(' AND ')})`];
-  if (from !== null && first !== from) parts.push(counted(from, first));
-  if (to !== null && last !== to) parts.push(counted(last, to));
-  return `SELECT (${parts.join(' + ')})::int AS total`;
+  const rows = monthRowsSql(scopeOn, params, from, to, months);
+  if (rows !== null) return `SELECT coalesce(sum(m.n), 0)::int AS total FROM (${rows}) m (month, n)`;
+  return `SELECT count(*)::int AS total FROM qso q WHERE ${scopeOn('q')} AND q.time_on >= ${params.add(from)}::date AND q.time_on < ${params.add(to)}::date`;
 }
 
 /**
- * For the page at `offset` of a scope's QSOs newest first (time_on DESC) that ends before
- * `reach` (offset + page size): the month the offset falls into, as `below`, the end of that
- * month (the page reads time_on < below), and `skipped`, the QSOs at or after it, so the page's
- * own offset is `offset - skipped`: it skips at most one month's QSOs. `above` is the start of
- * the month `reach` falls into, so the page reads time_on >= above too (every QSO of the page
- * lies in that month or a newer one), null when the page reaches past the oldest QSO: each
- * location's part of the page is then read within those months, however sparse its QSOs are
- * there. No row when the offset is beyond the last QSO. `months` is a table of month counts
- * (month, n; alias c): monthCountsTable's for the QSO list, qso_confirmation_month_counts for
- * the confirmation list's received months; `onC` its conditions (the scope's, the filters'),
- * `offset` and `reach` bound placeholders.
+ * A scope's QSOs per month of time_on with `from` <= time_on < `to` (days, either open), as rows
+ * (month, n) newest or oldest in any order: the whole months summed from `months` (alias c), the
+ * partial months at either end counted from qso (alias q) and labelled with their month. Null
+ * when the range lies inside one month. `scopeOn` as for idRangeTotalSql (the scope's conditions,
+ * and any bucket filters', on each alias).
  */
-export function monthSeekSql(onC: string, offset: string, reach: string, months = monthCountsTable([])): string {
-  return `WITH w AS (SELECT month, n, sum(n) OVER (ORDER BY month DESC) AS upto
-                     FROM (SELECT c.month, sum(c.n) AS n FROM ${months} c WHERE ${onC} GROUP BY c.month) m)
+export function monthRowsSql(
+  scopeOn: (alias: 'q' | 'c') => string,
+  params: SqlParams,
+  from: string | null,
+  to: string | null,
+  months = monthCountsTable([]),
+): string | null {
+  const first = from === null ? null : from === monthOf(from) ? from : nextMonth(from);
+  const last = to === null ? null : monthOf(to);
+  if (first !== null && last !== null && first > last) return null;
+  const monthConditions = [scopeOn('c'), ...(first === null ? [] : [`c.month >= ${params.add(first)}::date`]), ...(last === null ? [] : [`c.month < ${params.add(last)}::date`])];
+  const rows = [`SELECT c.month, sum(c.n) AS n FROM ${months} c WHERE ${monthConditions.join(' AND ')} GROUP BY c.month`];
+  const partial = (month: string, lo: string, hi: string) =>
+    `SELECT ${params.add(month)}::timestamp, count(*) FROM qso q
+      WHERE ${scopeOn('q')} AND q.time_on >= ${params.add(lo)}::date AND q.time_on < ${params.add(hi)}::date`;
+  if (from !== null && first !== from) rows.push(partial(monthOf(from), from, first!));
+  if (to !== null && last !== to) rows.push(partial(last!, last!, to));
+  return rows.join(' UNION ALL ');
+}
+
+/**
+ * For the page at `offset` of QSOs newest first (time_on DESC) that ends before `reach` (offset
+ * + page size), from `monthRows`, their counts per month (month, n): the month the offset falls
+ * into, as `below`, the end of that month (the page reads time_on < below), and `skipped`, the
+ * QSOs at or after it, so the page's own offset is `offset - skipped`: it skips at most one
+ * month's QSOs. `above` is the start of the month `reach` falls into, so the page reads time_on
+ * >= above too (every QSO of the page lies in that month or a newer one), null when the page
+ * reaches past the oldest QSO: each location's part of the page is then read within those
+ * months, however sparse its QSOs are there. No row when the offset is beyond the last QSO.
+ * `monthRows` is monthRowsSql's for the QSO list, the received months of
+ * qso_confirmation_month_counts for the confirmation list; `offset` and `reach` are bound
+ * placeholders.
+ */
+export function monthSeekSql(monthRows: string, offset: string, reach: string): string {
+  return `WITH w AS (SELECT month, n, sum(n) OVER (ORDER BY month DESC) AS upto FROM (${monthRows}) m (month, n))
           SELECT (s.month + interval '1 month')::text AS below, (s.upto - s.n)::int AS skipped,
                  (SELECT e.month::text FROM w e WHERE e.upto >= ${reach}::bigint ORDER BY e.month DESC LIMIT 1) AS above
             FROM w s WHERE s.upto > ${offset}::bigint ORDER BY s.month DESC LIMIT 1`;

@@ -59,6 +59,19 @@ t.test('deep pages start from their month and are the same pages as a plain OFFS
     }
     const home = await pageIds(`station_id=${op.stationId}&per_page=50&page=250`);
     t.same(home.ids, await expected([op.stationId], 50, 250), `${label}: one location`);
+    // A range of QSO dates: whole months summed, the partial months at its ends counted.
+    for (const [since, until] of [['2019-06-15', '2023-11-20'], ['2019-01-01', '2023-12-31'], ['2019-03-31', '2024-02-01']]) {
+      const dated = `time_on >= '${since}' AND time_on < date '${until}' + 1`;
+      // The range's last pages too: their offsets fall into its oldest months, the partial one among them.
+      const { rows: [inRange] } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM qso WHERE station_id = ANY($1) AND ${dated}`, [[op.stationId, portable]]);
+      const last = (perPage: number, back: number) => [perPage, Math.ceil(inRange!.n / perPage) - back] as const;
+      for (const [perPage, page] of [[50, 201], [7, 1500], [1000, 11], [2000, 7], last(50, 0), last(7, 0), last(7, 30), last(50, 4)] as const) {
+        const got = await pageIds(`qso_since=${since}&qso_until=${until}&per_page=${perPage}&page=${page}`);
+        t.same(got.ids, await expected([op.stationId, portable], perPage, page, dated), `${label}: ${since}..${until}, per_page ${perPage}, page ${page}`);
+      }
+      const got = await pageIds(`qso_since=${since}&qso_until=${until}&mode=FT4&per_page=7&page=700`);
+      t.same(got.ids, await expected([op.stationId, portable], 7, 700, `${dated} AND (mode = 'FT4' OR submode = 'FT4')`), `${label}: ${since}..${until} and mode=FT4`);
+    }
     // Filtered: offsets 10,000 and beyond in lists of 1,900 to 12,500 QSOs.
     for (const [query, condition] of FILTERS) {
       for (const [perPage, page] of [[50, 201], [1000, 11], [7, 1500], [2000, 6]] as const) {

@@ -134,6 +134,15 @@ export interface Sql {
   values: unknown[];
 }
 
+/**
+ * The list's scope and bucket filters (band, mode, qsl_filter) on qso (q) or a table of counts
+ * (c), each alias's conditions bound once, when first used (an unused parameter has no type).
+ */
+export function bucketScopeOn(list: ListQuery, params: SqlParams): (alias: 'q' | 'c') => string {
+  const on: Partial<Record<'q' | 'c', string>> = {};
+  return (alias) => (on[alias] ??= [...scopeConditions(list.scope, params, alias), ...list.bucketFilters(params, alias)].join(' AND '));
+}
+
 export function where(list: ListQuery, params: SqlParams): string {
   return [...scopeConditions(list.scope, params), ...list.filters(params)].join(' AND ');
 }

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { SqlParams } from '../../../../db/sqlParams.js';
 import { bucketTotalSql, idRangeTotalSql, monthCountsTable, timeRangeTotalSql } from '../../../../qso/counts.js';
 import { scopeConditions } from '../../../../qso/scope.js';
-import { where, type ListQuery, type Sql } from './listQuery.js';
+import { bucketScopeOn, where, type ListQuery, type Sql } from './listQuery.js';
 
 /**
  * `meta.total`, exact, read in the page's snapshot, without counting every matching QSO where
@@ -34,10 +34,7 @@ function scopeOn(list: ListQuery, params: SqlParams): (alias: 'q' | 'c') => stri
 /** The scope's QSOs in the list's range of days, with band, mode and qsl_filter if given (the month counts keep their buckets). */
 function timeRangeSql(list: ListQuery): Sql {
   const params = new SqlParams();
-  const scope = scopeOn(list, params);
-  const on: Partial<Record<'q' | 'c', string>> = {};
-  const filtered = (alias: 'q' | 'c') => (on[alias] ??= [scope(alias), ...list.bucketFilters(params, alias)].join(' AND '));
-  return { text: timeRangeTotalSql(filtered, params, list.days.from, list.days.to, monthCountsTable(list.bucketFilterKinds)), values: params.values };
+  return { text: timeRangeTotalSql(bucketScopeOn(list, params), params, list.days.from, list.days.to, monthCountsTable(list.bucketFilterKinds)), values: params.values };
 }
 
 /** The scope's QSOs (no other filter) with sinceId < id < idBelow. */
