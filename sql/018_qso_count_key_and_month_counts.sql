@@ -1,8 +1,9 @@
 -- What a QSO counts as, said once. The counting trigger (sql/015, sql/017) spelled the bucket out
 -- for each of its four tables and each kind of write: twelve statements, the same CASE
 -- expressions six times. Now qso_count_key() is a QSO's place in every count table (location,
--- operator, id block, month, bucket), each kind of write groups its rows by that key once, and
--- one statement adds the groups to every table. Same rows appended as before; an import's
+-- operator, id block, month, bucket, and the month each confirmation type was received in),
+-- each kind of write groups its rows by that key once, and one statement adds the groups to
+-- every table. The same rows as before are appended to the four existing tables; an import's
 -- statement reads its transition table once instead of four times.
 --
 -- And three more tables of month counts, one per kind of list filter: per month and band (SAT
