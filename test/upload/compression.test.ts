@@ -24,6 +24,8 @@ t.test('Accept-Encoding: gzip on lists and exports', async (t) => {
   });
   t.equal(imported.status, 201, imported.text);
   const auth = { authorization: `Bearer ${op.token}` };
+  // The two requests of a pair may fall on either side of a second: the ADIF header's creation time is not compared.
+  const sameSecond = (body: Buffer) => JSON.parse(body.toString('utf8').replace(/<CREATED_TIMESTAMP:15>\d{8} \d{6}/g, '<CREATED_TIMESTAMP:15>'));
 
   t.test('the JSON list, the ADIF pages and the change feed (streams) come gzip-compressed when asked', async (t) => {
     for (const path of ['/api/v2/qso?per_page=40', '/api/v2/qso?format=adif', '/api/v2/qso/changes', '/api/v2/qso/changes?omit_empty=true']) {
@@ -33,7 +35,7 @@ t.test('Accept-Encoding: gzip on lists and exports', async (t) => {
       t.match(zipped.headers.vary, /Accept-Encoding/);
       const plain = await rawGet(server.url + path, auth);
       t.equal(plain.headers['content-encoding'], undefined, `${path}: not without Accept-Encoding`);
-      t.same(JSON.parse(gunzipSync(zipped.body).toString('utf8')).data, JSON.parse(plain.body.toString('utf8')).data, path);
+      t.same(sameSecond(gunzipSync(zipped.body)).data, sameSecond(plain.body).data, path);
     }
   });
 
