@@ -6,6 +6,7 @@ import {
 import type { RequestContext } from '../../resource.js';
 import { SqlParams } from '../../../../db/sqlParams.js';
 import { CONFIRMATION_KEYS } from '../../../../qso/confirmationTypes.js';
+import { parseBandFilter } from '../../../../adif/bands.js';
 import { bandCondition, confirmedCondition, dateRangeConditions, dayAfter, modeCondition } from '../../../../qso/filters.js';
 import { qsoScope, scopeConditions, type QsoScope } from '../../../../qso/scope.js';
 import { qsoSelectList } from '../../../../qso/present.js';
@@ -90,18 +91,13 @@ export async function parseListQuery({ query, services, principal }: RequestCont
     ? parsePagination(query, DEFAULT_PER_PAGE[format], MAX_PER_PAGE)
     : { page: 1, perPage: limit, offset: 0 };
 
-  const bucketFilters = (params: SqlParams, alias: 'q' | 'c'): string[] => {
-    const conditions: string[] = [];
-    const bandFilter = band === null ? null : bandCondition(band, params, alias);
-    if (bandFilter !== null) conditions.push(bandFilter);
-    if (mode !== null) conditions.push(modeCondition(mode, params, alias));
-    if (qslTypes !== null) conditions.push(confirmedCondition(qslTypes, alias));
-    return conditions;
-  };
-  const bucketFilterKinds: BucketFilterKind[] = [];
-  if (band !== null && bandCondition(band, new SqlParams()) !== null) bucketFilterKinds.push('band');
-  if (mode !== null) bucketFilterKinds.push('mode');
-  if (qslTypes !== null) bucketFilterKinds.push('qsl');
+  // The filters the counts keep, each with its kind: the conditions and the kinds come from one list.
+  const bucketParts: Array<[BucketFilterKind, (params: SqlParams, alias: 'q' | 'c') => string]> = [];
+  if (band !== null && parseBandFilter(band)) bucketParts.push(['band', (params, alias) => bandCondition(band, params, alias)!]);
+  if (mode !== null) bucketParts.push(['mode', (params, alias) => modeCondition(mode, params, alias)]);
+  if (qslTypes !== null) bucketParts.push(['qsl', (_, alias) => confirmedCondition(qslTypes, alias)]);
+  const bucketFilters = (params: SqlParams, alias: 'q' | 'c'): string[] => bucketParts.map(([, condition]) => condition(params, alias));
+  const bucketFilterKinds = bucketParts.map(([kind]) => kind);
   const rowFilters = (params: SqlParams): string[] => {
     const conditions: string[] = [];
     if (callsign !== null) conditions.push(`q.call = ${params.add(callsign)}`);
