@@ -46,27 +46,27 @@ async function countTableMismatches(db: pg.Pool): Promise<string[]> {
     CASE WHEN clublog_qso_download_status = 'Y' THEN 'Y' END AS clublog_qso_download_status`;
   const qslColumns = 'qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status';
   const bucketColumns = `band, mode, submode, prop_mode, ${qslColumns}`;
+  // Each table: its key columns, and the rows of qso it counts (one per QSO, or per received type).
+  const monthly = `SELECT station_id, operator, date_trunc('month', time_on) AS month, ${bucket} FROM qso`;
   const tables: Array<[string, string, string]> = [
-    ['qso_counts', `station_id, operator, ${bucketColumns}`, `station_id, operator, ${bucket}`],
-    ['qso_id_counts', 'station_id, operator, block', 'station_id, operator, id / 4096 AS block'],
-    ['qso_month_counts', 'station_id, operator, month', "station_id, operator, date_trunc('month', time_on) AS month"],
-    ['qso_month_bucket_counts', `station_id, operator, month, ${bucketColumns}`, `station_id, operator, date_trunc('month', time_on) AS month, ${bucket}`],
-    ['qso_month_band_counts', 'station_id, operator, month, band, prop_mode', `station_id, operator, date_trunc('month', time_on) AS month, ${bucket}`],
-    ['qso_month_mode_counts', 'station_id, operator, month, mode, submode', `station_id, operator, date_trunc('month', time_on) AS month, ${bucket}`],
-    ['qso_month_qsl_counts', `station_id, operator, month, ${qslColumns}`, `station_id, operator, date_trunc('month', time_on) AS month, ${bucket}`],
+    ['qso_counts', `station_id, operator, ${bucketColumns}`, `SELECT station_id, operator, ${bucket} FROM qso`],
+    ['qso_id_counts', 'station_id, operator, block', 'SELECT station_id, operator, id / 4096 AS block FROM qso'],
+    ['qso_month_counts', 'station_id, operator, month', monthly],
+    ['qso_month_bucket_counts', `station_id, operator, month, ${bucketColumns}`, monthly],
+    ['qso_month_band_counts', 'station_id, operator, month, band, prop_mode', monthly],
+    ['qso_month_mode_counts', 'station_id, operator, month, mode, submode', monthly],
+    ['qso_month_qsl_counts', `station_id, operator, month, ${qslColumns}`, monthly],
     // A row per type received 'Y' with a date, in the month of that date.
-    ['qso_confirmation_month_counts', 'station_id, operator, type, month', `station_id, operator, t.type, t.month FROM qso
+    ['qso_confirmation_month_counts', 'station_id, operator, type, month', `SELECT station_id, operator, r.type, date_trunc('month', r.date)::date AS month FROM qso
        CROSS JOIN LATERAL (VALUES ('lotw', lotw_qsl_rcvd, lotw_qslrdate), ('eqsl', eqsl_qsl_rcvd, eqsl_qslrdate), ('qsl', qsl_rcvd, qslrdate),
                                   ('qrz', qrzcom_qso_download_status, qrzcom_qso_download_date),
                                   ('clublog', clublog_qso_download_status, clublog_qso_download_date)) r(type, status, date)
-       CROSS JOIN LATERAL (SELECT r.type, date_trunc('month', r.date)::date AS month) t
       WHERE r.status = 'Y' AND r.date IS NOT NULL`],
   ];
   const found: string[] = [];
-  for (const [table, columns, fromQso] of tables) {
+  for (const [table, columns, qsoRows] of tables) {
     // EXCEPT compares NULLs as equal; groups summing to zero are no QSOs.
-    const qsoRows = fromQso.includes(' FROM qso') ? fromQso : `${fromQso} FROM qso`;
-    const counted = `SELECT ${columns}, count(*) AS n FROM (SELECT ${qsoRows}) k GROUP BY ${columns}`;
+    const counted = `SELECT ${columns}, count(*) AS n FROM (${qsoRows}) k GROUP BY ${columns}`;
     const summed = `SELECT ${columns}, sum(n) AS n FROM ${table} GROUP BY ${columns} HAVING sum(n) <> 0`;
     const { rows } = await db.query<{ side: string; key: string }>(
       `SELECT 'counted' AS side, d::text AS key FROM (${counted} EXCEPT ALL ${summed}) d
