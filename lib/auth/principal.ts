@@ -21,6 +21,8 @@ export interface Principal {
   expiresAt: Date | null;
   isAdmin: boolean;
   club: ClubContext | null;
+  /** The owner's station locations (for club tokens: the club's), ascending, read with the token. */
+  stationIds: readonly number[];
 }
 
 /** Below officer level, QSO data is limited to the member's own operator QSOs. */

@@ -3,11 +3,11 @@ import { restrictedOperator, type Principal } from '../auth/principal.js';
 
 /** Which QSOs a request may see: these station locations, and (club members below officer) one operator. */
 export interface QsoScope {
-  stationIds: number[];
+  stationIds: readonly number[];
   operator: string | null;
 }
 
-export function qsoScope(principal: Principal, stationIds: number[]): QsoScope {
+export function qsoScope(principal: Principal, stationIds: readonly number[]): QsoScope {
   return { stationIds, operator: restrictedOperator(principal) };
 }
 

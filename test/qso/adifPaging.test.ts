@@ -88,8 +88,8 @@ t.test('id-bounded totals stay exact under concurrent writers', async (t) => {
   await seedQsos(db, stations, seedSql(3000), [op.stationId, 'S', 'DL1IDT']);
 
   // Lists as the API parses them, for the owner and the club member, with and without filters.
-  const owner = { userId: op.userId, club: null } as unknown as Principal;
-  const memberPrincipal = { userId: club.clubId, club: { level: 3, memberCallsign: member.callsign } } as unknown as Principal;
+  const owner = { userId: op.userId, club: null, stationIds: stations } as unknown as Principal;
+  const memberPrincipal = { userId: club.clubId, club: { level: 3, memberCallsign: member.callsign }, stationIds: [club.clubStationId] } as unknown as Principal;
   const listOf = (principal: Principal, query: Record<string, string>) =>
     parseListQuery({ query, services: { db }, principal } as unknown as RequestContext);
 

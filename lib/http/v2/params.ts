@@ -1,4 +1,3 @@
-import type pg from 'pg';
 import { forbidden, validationError } from '../errors.js';
 import { isValidIsoDate } from '../../adif/datetime.js';
 import { isValidCallsign, normalizeCallsign } from '../../adif/callsign.js';
@@ -90,18 +89,12 @@ export function parseIdParam(query: Record<string, string>, name: string): numbe
   return Number(value);
 }
 
-/** Station locations of the token's owner (for club tokens: the club's locations). */
-export async function ownedStationIds(db: pg.Pool, principal: Principal): Promise<number[]> {
-  const { rows } = await db.query<{ id: number }>('SELECT id FROM stations WHERE user_id = $1 ORDER BY id', [principal.userId]);
-  return rows.map((r) => r.id);
-}
-
 /**
  * The `station_id` filter: a comma list of owned ids (403 `forbidden` for one that is not
  * owned), or every owned location when absent.
  */
-export async function parseStationIds(db: pg.Pool, principal: Principal, query: Record<string, string>, name = 'station_id'): Promise<number[]> {
-  const owned = await ownedStationIds(db, principal);
+export function parseStationIds(principal: Principal, query: Record<string, string>, name = 'station_id'): readonly number[] {
+  const owned = principal.stationIds;
   const value = query[name];
   if (!present(value)) return owned;
   const parts = value.split(',').map((p) => p.trim()).filter(Boolean);

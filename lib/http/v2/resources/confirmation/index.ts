@@ -79,7 +79,7 @@ export const confirmationResource: ResourceDefinition = {
       const mode = modeParam(query.mode);
       const callsign = parseCallsignParam(query);
       const pagination = parsePagination(query, DEFAULT_PER_PAGE, MAX_PER_PAGE);
-      const scope = qsoScope(principal, await parseStationIds(services.db, principal, query));
+      const scope = qsoScope(principal, parseStationIds(principal, query));
 
       const { rows, total } = await listConfirmations(
         services.bulkDb,

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { ApiError, forbidden, notFound, validationError } from '../../../errors.js';
 import { asBoolean } from '../../../../input/jsonValues.js';
 import { created } from '../../created.js';
-import { ownedStationIds, parseIdParam, parseStationIds, present } from '../../params.js';
+import { parseIdParam, parseStationIds, present } from '../../params.js';
 import { OFFICER_LEVEL, requireClubLevel, restrictedOperator, type Principal } from '../../principal.js';
 import type { JsonSchema, ResourceDefinition } from '../../resource.js';
 import { foreignStationIds } from '../../../../accounts/stations.js';
@@ -23,8 +23,8 @@ async function requireOwnedStation(db: pg.Pool, principal: Principal, stationId:
 }
 
 /** The QSOs a request may link: the owner's (club members below officer: their own). */
-async function linkScope(db: pg.Pool, principal: Principal): Promise<QsoScope> {
-  return qsoScope(principal, await ownedStationIds(db, principal));
+function linkScope(principal: Principal): QsoScope {
+  return qsoScope(principal, principal.stationIds);
 }
 
 /** A link list naming a QSO the token cannot see is refused whole, before anything changes. */
@@ -84,7 +84,7 @@ export const contestResource: ResourceDefinition = {
     },
     response: { type: 'array', items: sessionSchema },
     handler: async ({ query, principal, services }) => {
-      const scope = qsoScope(principal, await parseStationIds(services.db, principal, query));
+      const scope = qsoScope(principal, parseStationIds(principal, query));
       const sessions = await listSessions(services.db, principal.userId, scope, parseIdParam(query, 'since_id') ?? 0);
       return { data: sessions, meta: { count: sessions.length } };
     },
@@ -95,7 +95,7 @@ export const contestResource: ResourceDefinition = {
     handler: async ({ id, principal, services }) => {
       const session = await findSession(services.db, principal.userId, Number(id), restrictedOperator(principal));
       if (!session) throw notFound('Contest session not found');
-      const qsoIds = await sessionQsoIds(services.db, session.id, await linkScope(services.db, principal));
+      const qsoIds = await sessionQsoIds(services.db, session.id, linkScope(principal));
       return { data: { ...session, qso_ids: qsoIds } };
     },
   },
@@ -110,7 +110,7 @@ export const contestResource: ResourceDefinition = {
       const settings = { ...DEFAULT_SETTINGS, ...readSettingsChanges(body) };
       const linkIds = readQsoIds(body, 'link_qso_ids');
       await requireOwnedStation(services.db, principal, fields.station_id);
-      const scope = await linkScope(services.db, principal);
+      const scope = linkScope(principal);
       const { id, links } = await inQsoTransaction(services.db, [principal.userId], async (client) => {
         await refuseInvisible(client, scope, linkIds, 'link_qso_ids');
         const id = await insertSession(client, principal.userId, fields, settings);
@@ -133,7 +133,7 @@ export const contestResource: ResourceDefinition = {
       const changesSession = Object.keys(fields).length > 0 || Object.keys(settings).length > 0;
       if (!changesSession && !linkIds.length && !unlinkIds.length) throw validationError('No editable fields in request body');
       if (fields.station_id !== undefined) await requireOwnedStation(services.db, principal, fields.station_id);
-      const scope = await linkScope(services.db, principal);
+      const scope = linkScope(principal);
 
       const outcome = await inQsoTransaction(services.db, [principal.userId], async (client) => {
         const current = await lockSession(client, principal.userId, Number(id));

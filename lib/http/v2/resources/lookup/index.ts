@@ -1,6 +1,6 @@
 import { validationError } from '../../../errors.js';
 import { readIdList } from '../../../bodyValues.js';
-import { ownedStationIds, parseCallsignParam, present } from '../../params.js';
+import { parseCallsignParam, present } from '../../params.js';
 import type { RequestContext, ResourceDefinition } from '../../resource.js';
 import { normalizeGrid } from '../../../../adif/grid.js';
 import { qsoScope, type QsoScope } from '../../../../qso/scope.js';
@@ -10,10 +10,9 @@ import { GRID_CONFIRMATIONS, gridStatus, workedGrids, type GridConfirmation, typ
 const DETAILS = ['basic', 'full'] as const;
 
 /** The owner's locations, narrowed by `station_ids` (foreign ids are dropped, not refused). */
-async function lookupScope({ services, principal, query }: Pick<RequestContext, 'services' | 'query' | 'principal'>): Promise<QsoScope> {
-  const owned = await ownedStationIds(services.db, principal);
+function lookupScope({ principal, query }: Pick<RequestContext, 'query' | 'principal'>): QsoScope {
   const requested = present(query.station_ids) ? readIdList(query.station_ids, 'station_ids') : null;
-  return qsoScope(principal, grantedStationIds(owned, requested));
+  return qsoScope(principal, grantedStationIds(principal.stationIds, requested));
 }
 
 function optional(query: Record<string, string>, name: string): string | null {
@@ -30,7 +29,7 @@ function gridFilter(query: Record<string, string>): GridFilter {
 
 async function lookupGrid(request: RequestContext, grid: string) {
   const filter = gridFilter(request.query);
-  const scope = await lookupScope(request);
+  const scope = lookupScope(request);
   if (grid.toUpperCase() === 'ALL') {
     const grids = await workedGrids(request.services.db, scope, filter);
     return { data: { grids, count: grids.length }, meta: { type: 'worked_grids', band: filter.band, cnfm: filter.cnfm } };
@@ -43,7 +42,7 @@ async function lookupGrid(request: RequestContext, grid: string) {
 async function lookupCallsign(request: RequestContext, callsign: string) {
   const detail = (optional(request.query, 'detail') ?? 'basic').toLowerCase();
   if (!(DETAILS as readonly string[]).includes(detail)) throw validationError(`Unknown detail "${detail}"`, { field: 'detail', allowed: DETAILS });
-  const scope = await lookupScope(request);
+  const scope = lookupScope(request);
   const data = detail === 'full'
     ? await privateLookup(request.services.db, { callsign, scope, band: optional(request.query, 'band'), mode: optional(request.query, 'mode') })
     : await basicLookup(request.services.db, { callsign, scope });

@@ -70,7 +70,7 @@ export const listChanges: Handler = async (request) => {
   const perPage = parsePerPage(query);
   const omitEmpty = parseOmitEmpty(query);
   const cursor = parseCursor(query);
-  const stationIds = await parseStationIds(services.db, principal, query);
+  const stationIds = parseStationIds(principal, query);
   const now = Math.floor(Date.now() / 1000);
   const change: ChangeRequest = {
     scope: { stationIds, operator: restrictedOperator(principal) },

@@ -83,7 +83,7 @@ export async function parseListQuery({ query, services, principal }: RequestCont
   const qslTypes = parseKeyList(query, 'qsl_filter', CONFIRMATION_KEYS);
   const band = present(query.band) ? query.band : null;
   const mode = present(query.mode) && query.mode.trim() !== '' ? query.mode : null;
-  const stationIds = await parseStationIds(services.db, principal, query);
+  const stationIds = parseStationIds(principal, query);
   // Computed before the page's snapshot is taken, as the cut requires.
   const idBelow = (sinceId > 0 || format === 'adif') && stationIds.length > 0 ? await sinceIdBound(services.db, stationIds) : null;
 

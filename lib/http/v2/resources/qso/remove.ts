@@ -8,7 +8,7 @@ import { qsoId, requestScope } from './scope.js';
 /** DELETE /qso/{id}: the QSO and what hangs on it (one cascading statement); 204 without a body. */
 export const removeQso: Handler = async (request) => {
   const id = qsoId(request);
-  const scope = await requestScope(request);
+  const scope = requestScope(request);
   const deleted = await inQsoTransaction(request.services.db, [request.principal.userId], (client) => deleteVisibleQso(client, scope, id));
   if (!deleted) throw notFound('QSO not found');
   publishQsoEvent(request.services, request.principal.userId, { type: 'qso_deleted', qso_id: id, station_id: deleted.stationId });

@@ -1,13 +1,12 @@
 import { forbidden } from '../../../errors.js';
 import { asInteger } from '../../../../input/jsonValues.js';
-import { ownedStationIds } from '../../params.js';
 import type { RequestContext } from '../../resource.js';
 import { qsoScope, type QsoScope } from '../../../../qso/scope.js';
 import { findOwnedStation, type ImportStation } from '../../../../import/enrich.js';
 
 /** Every QSO the token may reach: the owner's station locations, one operator for club members below officer. */
-export async function requestScope({ services, principal }: RequestContext): Promise<QsoScope> {
-  return qsoScope(principal, await ownedStationIds(services.db, principal));
+export function requestScope({ principal }: RequestContext): QsoScope {
+  return qsoScope(principal, principal.stationIds);
 }
 
 /** The numeric id of the addressed QSO (the dispatcher has checked its form). */

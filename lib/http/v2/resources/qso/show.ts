@@ -6,7 +6,7 @@ import { qsoId, requestScope } from './scope.js';
 
 /** GET /qso/{id}: one QSO; missing, foreign and (club members below officer) other operators' QSOs are 404. */
 export const showQso: Handler = async (request) => {
-  const row = await findVisibleQso(request.services.db, await requestScope(request), qsoId(request));
+  const row = await findVisibleQso(request.services.db, requestScope(request), qsoId(request));
   if (!row) throw notFound('QSO not found');
   return { data: presentQso(row) };
 };

@@ -71,7 +71,7 @@ async function changesFrom(request: RequestContext, row: QsoRow): Promise<Change
 export const updateQso: Handler = async (request) => {
   const { services, principal } = request;
   const id = qsoId(request);
-  const scope = await requestScope(request);
+  const scope = requestScope(request);
   const row = await findVisibleQso(services.db, scope, id);
   if (!row) throw notFound('QSO not found');
 

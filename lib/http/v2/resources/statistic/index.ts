@@ -54,7 +54,7 @@ export const statisticResource: ResourceDefinition = {
     },
     handler: async ({ query, principal, services }) => {
       const profile = parseProfile(query, principal.isAdmin);
-      const scope = qsoScope(principal, await parseStationIds(services.db, principal, query));
+      const scope = qsoScope(principal, parseStationIds(principal, query));
       const data: Record<string, unknown> = {};
       if (profile === 'qso' || profile === 'full') data.qso = await qsoStatistics(services.bulkDb, scope);
       if (profile === 'confirmations' || profile === 'full') {
