@@ -21,26 +21,45 @@ function settingText(value: unknown): string {
   return `{${value.join(',')}}`;
 }
 
-/**
- * Readies `text` for `COPY (text) TO STDOUT` in one round trip: hands the query's parameters to
- * the server as transaction-local settings and returns the query with each `$n` reading its
- * setting; and sets the transaction's datestyle to ISO, the form in which the COPY readers
- * (lib/export, lib/qso/copyJson.ts) take dates and timestamps. Call inside a transaction.
- */
-async function bindForCopy(client: Pick<pg.PoolClient, 'query'>, text: string, values: readonly unknown[]): Promise<string> {
-  const calls = ["set_config('datestyle', 'ISO', true)", ...values.map((_, i) => `set_config('logbook.param_${i + 1}', $${i + 1}, true)`)];
-  await client.query(`SELECT ${calls.join(', ')}`, values.map(settingText));
-  return text.replace(/\$(\d+)/g, (_, n: string) => `current_setting('logbook.param_${n}')`);
+/** A statement and its bound values. */
+export interface Statement {
+  text: string;
+  values: readonly unknown[];
 }
 
 /**
- * Starts `COPY (text) TO STDOUT` (values bound by bindForCopy; `nullAsEmpty`: NULL written as an
- * empty value) and resolves once it has produced its first rows: a statement that fails rejects
- * here, before an answer is committed to 200. Call inside a transaction.
+ * Readies `page` for `COPY (text) TO STDOUT` in one round trip: hands its parameters to the
+ * server as transaction-local settings and returns the text with each `$n` reading its setting;
+ * and sets the transaction's datestyle to ISO, the form in which the COPY readers (lib/export,
+ * lib/qso/copyJson.ts) take dates and timestamps. `alongside`, a query of one row (a list's
+ * total), runs in the same statement, which returns its row: one round trip for both. Call
+ * inside a transaction.
  */
-export async function copyOut(client: pg.PoolClient, text: string, values: readonly unknown[], nullAsEmpty = false): Promise<Readable> {
-  const statement = `COPY (${await bindForCopy(client, text, values)}) TO STDOUT${nullAsEmpty ? " WITH (NULL '')" : ''}`;
-  const rows = client.query(copyTo(statement));
+export async function bindForCopy<Row extends object = Record<string, never>>(
+  client: Pick<pg.PoolClient, 'query'>, page: Statement, alongside?: Statement,
+): Promise<{ copyText: string; row: Row | undefined }> {
+  const first = alongside?.values.length ?? 0;
+  const calls = ["set_config('datestyle', 'ISO', true)", ...page.values.map((_, i) => `set_config('logbook.param_${i + 1}', $${first + i + 1}, true)`)];
+  const values = [...(alongside?.values ?? []), ...page.values.map(settingText)];
+  const text = alongside ? `SELECT alongside.*, ${calls.join(', ')} FROM (${alongside.text}) alongside` : `SELECT ${calls.join(', ')}`;
+  const { rows } = await client.query<Row>(text, values);
+  // A query of no rows would leave the settings unset; the COPY would then fail on them.
+  if (alongside && rows.length !== 1) throw new Error(`bindForCopy: the statement alongside returned ${rows.length} rows, not one`);
+  return { copyText: page.text.replace(/\$(\d+)/g, (_, n: string) => `current_setting('logbook.param_${n}')`), row: rows[0] };
+}
+
+/**
+ * Starts `COPY (copyText) TO STDOUT` (a query bound by bindForCopy; `nullAsEmpty`: NULL written
+ * as an empty value) and resolves once it has produced its first rows: a statement that fails
+ * rejects here, before an answer is committed to 200. Call inside the transaction that bound it.
+ */
+export async function copyBoundOut(client: pg.PoolClient, copyText: string, nullAsEmpty = false): Promise<Readable> {
+  const rows = client.query(copyTo(`COPY (${copyText}) TO STDOUT${nullAsEmpty ? " WITH (NULL '')" : ''}`));
   await once(rows, 'readable');
   return rows;
+}
+
+/** bindForCopy, then copyBoundOut: `COPY (text) TO STDOUT` with `values` bound. Call inside a transaction. */
+export async function copyOut(client: pg.PoolClient, text: string, values: readonly unknown[], nullAsEmpty = false): Promise<Readable> {
+  return copyBoundOut(client, (await bindForCopy(client, { text, values })).copyText, nullAsEmpty);
 }

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { SqlParams } from '../../../../db/sqlParams.js';
+import { bindForCopy } from '../../../../db/settingParams.js';
 import { bucketTotalSql, idRangeTotalSql, monthCountsTable, timeRangeTotalSql } from '../../../../qso/counts.js';
 import { scopeConditions } from '../../../../qso/scope.js';
 import { bucketScopeOn, where, type ListQuery, type Sql } from './listQuery.js';
@@ -76,6 +77,18 @@ function oneStatementTotal(list: ListQuery): Sql | 0 | null {
   if (list.idBelow === null) return bucketSql(list);
   if (list.sinceId + 1 >= list.idBelow) return 0;
   return buckets ? null : idRangeSql(list, list.sinceId, list.idBelow);
+}
+
+/**
+ * countTotal, with the values of the page's COPY bound (bindForCopy) in the total's own statement
+ * where it takes one: one round trip for both. `copyText` is null where they are not bound yet
+ * (the total took no statement or several).
+ */
+export async function countTotalBindingPage(client: Client, list: ListQuery, page: Sql): Promise<{ total: number; copyText: string | null }> {
+  const statement = list.scope.stationIds.length === 0 ? 0 : oneStatementTotal(list);
+  if (statement === 0 || statement === null) return { total: await countTotal(client, list), copyText: null };
+  const { copyText, row } = await bindForCopy<{ total: number | string }>(client, page, statement);
+  return { total: Number(row!.total), copyText };
 }
 
 /** QSOs matching the list's filters (`meta.total`); no query when the owner has no station location. */

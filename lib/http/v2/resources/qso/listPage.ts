@@ -1,0 +1,41 @@
+import { Readable, type Transform } from 'node:stream';
+import type pg from 'pg';
+import type { RequestContext } from '../../resource.js';
+import { bindForCopy, copyBoundOut } from '../../../../db/settingParams.js';
+import type { ListQuery, Sql } from './listQuery.js';
+import { countTotalBindingPage } from './listTotal.js';
+import { answerFromSnapshot, beginSnapshot, endSnapshot } from './snapshot.js';
+
+/** How a list's page is read and answered: its query, and the envelope its COPY output becomes. */
+export interface ListPage {
+  /** The page's query, built in the snapshot (a deep page asks where it starts). */
+  query(client: pg.PoolClient): Promise<Sql>;
+  /** Written with NULL as an empty value (the ADIF records), else as COPY's \N. */
+  nullAsEmpty: boolean;
+  /** The response body the page's COPY output is piped into, knowing the list's total. */
+  envelope(total: number): Transform;
+}
+
+/**
+ * Answers a list (JSON or ADIF) from one read-only snapshot on a bulk connection: its total,
+ * with the page's values bound in the same round trip, then the page, a COPY whose output
+ * streams through the envelope into the response (docs/architecture.md). No COPY for a page past
+ * the total. The snapshot ends when the page is drained, or is discarded with its connection
+ * when the client goes away (or the database fails) mid-page; a query that fails before the
+ * first rows still gets the error envelope instead of a cut-off body.
+ */
+export async function answerListPage({ ctx, services }: RequestContext, list: ListQuery, page: ListPage): Promise<undefined> {
+  const client = await services.bulkDb.connect();
+  try {
+    await beginSnapshot(client);
+    const query = await page.query(client);
+    const { total, copyText } = await countTotalBindingPage(client, list, query);
+    const rows = total > list.pagination.offset
+      ? await copyBoundOut(client, copyText ?? (await bindForCopy(client, query)).copyText, page.nullAsEmpty)
+      : Readable.from([]);
+    return answerFromSnapshot(ctx, client, rows, page.envelope(total));
+  } catch (error) {
+    endSnapshot(client, error as Error);
+    throw error;
+  }
+}
