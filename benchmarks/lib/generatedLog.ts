@@ -24,6 +24,8 @@ export interface GeneratedLog {
  * shared server holds them, built by one INSERT … SELECT generate_series, then VACUUM ANALYZE.
  */
 export async function generateLogs(db: pg.Pool, qsos: number): Promise<GeneratedLog> {
+  const earlier = await generatedEarlier(db);
+  if (earlier !== null) return earlier;
   const ownerId = await createUser(db, { username: 'owner', callsign: 'DL1OWN' });
   const home = await createStation(db, { userId: ownerId, name: 'Home', callsign: 'DL1OWN', gridsquare: 'JO62QM' });
   const portable = await createStation(db, { userId: ownerId, name: 'Portable', callsign: 'DL1OWN/P', gridsquare: 'JO63' });
@@ -62,4 +64,29 @@ export async function generateLogs(db: pg.Pool, qsos: number): Promise<Generated
   await db.query('VACUUM ANALYZE qso');
   console.log(`generated ${2 * qsos} QSOs in ${secondsSince(start).toFixed(0)} s`);
   return { ownerId, home, portable, empty, otherStation, token, v1Key };
+}
+
+/**
+ * The logs of a database kept by an earlier run (`--reuse`), with a new token and key for this
+ * run (only their hashes are stored), or null in a new database.
+ */
+async function generatedEarlier(db: pg.Pool): Promise<GeneratedLog | null> {
+  const { rows: [found] } = await db.query<{ owner_id: number; other_id: number }>(
+    `SELECT o.id AS owner_id, t.id AS other_id FROM users o, users t WHERE o.username = 'owner' AND t.username = 'other'`,
+  );
+  if (!found) return null;
+  const station = async (userId: number, name: string): Promise<number> =>
+    (await db.query<{ id: number }>('SELECT id FROM stations WHERE user_id = $1 AND name = $2', [userId, name])).rows[0]!.id;
+  const { token } = await createToken(db, { userId: found.owner_id, createdBy: found.owner_id, name: 'bench', scopes: ['qso:read', 'qso:write'], expiresAt: null });
+  const { rows: [counted] } = await db.query<{ n: string }>('SELECT count(*) AS n FROM qso');
+  console.log(`reusing the generated log of ${counted!.n} QSOs`);
+  return {
+    ownerId: found.owner_id,
+    home: await station(found.owner_id, 'Home'),
+    portable: await station(found.owner_id, 'Portable'),
+    empty: await station(found.owner_id, 'Empty'),
+    otherStation: await station(found.other_id, 'Home'),
+    token,
+    v1Key: await createKey(db, found.owner_id, 'rw'),
+  };
 }

@@ -22,57 +22,86 @@ export interface ScratchDatabase extends Database {
   dispose(): Promise<void>;
 }
 
+/** The value of `--name value` on the command line, or null. */
+export function stringOption(name: string): string | null {
+  const at = process.argv.indexOf(`--${name}`);
+  return at === -1 ? null : (process.argv[at + 1] ?? null);
+}
+
 /**
  * A migrated throw-away database on the server of DATABASE_URL, so that a benchmark's million
- * rows never touch a real log.
+ * rows never touch a real log. `--reuse <name>` opens (and migrates) one kept by an earlier
+ * run's `--keep` instead, and keeps it.
  */
 export async function scratchDatabase(label: string): Promise<ScratchDatabase> {
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) throw new Error('set DATABASE_URL to a PostgreSQL server the benchmark may create a database on');
-  const name = `logbook_bench_${label}_${process.pid}`;
+  const reused = stringOption('reuse');
+  if (reused !== null && !/^logbook_bench_\w+$/.test(reused)) throw new Error('--reuse takes the name of a database a benchmark kept (logbook_bench_…)');
+  const name = reused ?? `logbook_bench_${label}_${process.pid}`;
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  if (reused === null) await admin.query(`CREATE DATABASE ${name}`);
   const database = await openDatabase({ logger: createLogger({}, true), url: url.toString() });
   return {
     ...database,
     name,
     async dispose() {
       await database.close();
-      if (process.argv.includes('--keep')) console.log(`\nkept database ${name}`);
+      if (process.argv.includes('--keep') || reused !== null) console.log(`\nkept database ${name}`);
       else await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
       await admin.end();
     },
   };
 }
 
-export interface LatencyResult {
+/** One GET over HTTP, answered 200 with JSON: its body and how long it took, in milliseconds. */
+export async function timedGet<T>(url: string, headers: Record<string, string>): Promise<{ body: T; ms: number }> {
+  const begin = process.hrtime.bigint();
+  const response = await fetch(url, { headers });
+  const body = (await response.json()) as T;
+  if (response.status !== 200) throw new Error(`${url}: HTTP ${response.status}`);
+  return { body, ms: secondsSince(begin) * 1000 };
+}
+
+export interface ListLatency {
   meta: { count: number; total: number };
   p50: number;
   p99: number;
+  /** The ceiling's latencies, taken between the list's. */
+  ceiling: { p50: number; p99: number };
 }
 
 /**
- * Latency of one list request over HTTP: a few warm-up calls, then `runs` timed ones in
- * sequence; p50/p99 in milliseconds and the last answer's pagination meta.
+ * Latency of a list over HTTP, each request followed by one to `ceilingUrl` (the cheapest
+ * request of its kind) so that the ceiling's p99 is this machine's at the same moments: a few
+ * warm-up pairs, then `runs` timed pairs in sequence; p50/p99 in milliseconds and the last
+ * answer's pagination meta.
  */
-export async function measureList(url: string, headers: Record<string, string>, runs: number, warmups = 3): Promise<LatencyResult> {
-  const get = async () => {
-    const response = await fetch(url, { headers });
-    const body = (await response.json()) as { meta: { count: number; total: number } };
-    if (response.status !== 200) throw new Error(`${url}: HTTP ${response.status}`);
-    return body.meta;
-  };
-  let meta = await get();
-  for (let i = 1; i < warmups; i++) meta = await get();
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const begin = process.hrtime.bigint();
-    await get();
-    times.push(secondsSince(begin) * 1000);
+export async function measureList(url: string, ceilingUrl: string, headers: Record<string, string>, runs: number, warmups = 3): Promise<ListLatency> {
+  for (let i = 0; i < warmups; i++) {
+    await timedGet(url, headers);
+    await timedGet(ceilingUrl, headers);
   }
-  times.sort((a, b) => a - b);
-  return { meta, p50: percentile(times, 50), p99: percentile(times, 99) };
+  let meta = { count: 0, total: 0 };
+  const lists: number[] = [];
+  const ceilings: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const list = await timedGet<{ meta: typeof meta }>(url, headers);
+    lists.push(list.ms);
+    meta = list.body.meta;
+    ceilings.push((await timedGet(ceilingUrl, headers)).ms);
+  }
+  lists.sort((a, b) => a - b);
+  ceilings.sort((a, b) => a - b);
+  return { meta, p50: percentile(lists, 50), p99: percentile(lists, 99), ceiling: { p50: percentile(ceilings, 50), p99: percentile(ceilings, 99) } };
 }
+
+/** A ListLatency as the benchmarks' table row: scenario, rows / total, p50, p99, the ceiling's p50 / p99, the p99's ratio to it. */
+export function listLatencyRow(label: string, { meta, p50, p99, ceiling }: ListLatency): string {
+  return `| ${label} | ${meta.count} / ${meta.total} | ${p50.toFixed(1)} | ${p99.toFixed(1)} | ${ceiling.p50.toFixed(1)} / ${ceiling.p99.toFixed(1)} | ${(p99 / ceiling.p99).toFixed(2)} |`;
+}
+
+export const LIST_LATENCY_HEAD = '| scenario | rows / total | p50 ms | p99 ms | ceiling p50 / p99 ms | p99 / ceiling\'s |\n|---|---|---|---|---|---|';
