@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Ajv, type ErrorObject, type JSONSchemaType } from 'ajv';
+import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
 import type { RateLimit } from './ratelimit/types.js';
 
 /** Club-member fields an instance owner may withhold (SPEC.md "Limits" 5). */
@@ -130,7 +130,12 @@ const configSchema: JSONSchemaType<ConfigFile> = {
   },
 } as unknown as JSONSchemaType<ConfigFile>;
 
-const validate = new Ajv({ allErrors: false }).compile(configSchema);
+/** Compiled on first use: commands that read no configuration (the CLI's account commands, help) skip it. */
+let compiled: ValidateFunction<ConfigFile> | undefined;
+function validate(input: unknown): input is ConfigFile {
+  compiled ??= new Ajv({ allErrors: false }).compile(configSchema);
+  return compiled(input);
+}
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -180,7 +185,7 @@ export function workerUrls(worker: WorkerConfig): string[] {
 
 /** Validates a parsed config object and fills defaults; the first problem is one line naming the key. */
 export function buildConfig(input: unknown, env: NodeJS.ProcessEnv = process.env, context: ConfigContext = { processes: 1 }): Config {
-  if (!validate(input)) throw new ConfigError(describe(validate.errors![0]!));
+  if (!validate(input)) throw new ConfigError(describe(compiled!.errors![0]!));
   const file = input as ConfigFile;
   const base = defaultConfig(env, context);
   const config: Config = {

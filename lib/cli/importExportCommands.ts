@@ -5,9 +5,6 @@ import type { Readable, Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type pg from 'pg';
 import { loadConfig } from '../config.js';
-import { exportAdifStream } from '../export/query.js';
-import { importAdif } from '../import/pipeline.js';
-import { createProgressReporter } from '../import/progressReporter.js';
 import { DUPLICATE_POLICIES, isDuplicatePolicy, type DuplicatePolicy, type ImportSummary } from '../import/types.js';
 import { optionalString, requireId, UsageError, type Command } from './command.js';
 import { gunzipIfCompressed } from './gzipInput.js';
@@ -68,6 +65,9 @@ export const importCommand: Command = {
     const opened = await openInput(positionals[0]!);
     const { input, compressed } = await gunzipIfCompressed(opened.input);
     const db = await database();
+    // The pipeline is loaded on demand, as the export: other commands start without it.
+    const { importAdif } = await import('../import/pipeline.js');
+    const { createProgressReporter } = await import('../import/progressReporter.js');
     // Progress counts decompressed bytes, so a compressed file's size says nothing about the end.
     const progress = createProgressReporter(process.stderr, compressed ? null : opened.size);
     let summary: ImportSummary;
@@ -104,6 +104,7 @@ async function requireStation(db: pg.Pool, stationId: number): Promise<void> {
 
 /** Exports into `path` (gzip-compressed when it ends in .gz); a failed export leaves no partial file behind. */
 async function exportToFile(db: pg.Pool, stationId: number, sinceId: number | undefined, path: string) {
+  const { exportAdifStream } = await import('../export/query.js');
   const file = createWriteStream(path);
   const out: Writable = path.endsWith('.gz') ? createGzip() : file;
   if (out !== file) out.pipe(file);
@@ -136,6 +137,7 @@ export const exportCommand: Command = {
       return;
     }
     // stdout carries the document, so the summary goes to stderr.
+    const { exportAdifStream } = await import('../export/query.js');
     const { exported, lastFetchedId } = await exportAdifStream(db.pool, { stationIds: [stationId], sinceId, commitSafe: sinceId !== undefined }, process.stdout);
     const summary = { exported, last_fetched_id: lastFetchedId };
     process.stderr.write(`${values.json ? JSON.stringify(summary) : `exported ${exported} QSOs (last id ${lastFetchedId ?? 'none'})`}\n`);

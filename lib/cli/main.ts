@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { openDatabase, type Database } from '../db/database.js';
+import type { Database } from '../db/database.js';
 import { ConfigError } from '../config.js';
 import { createLogger } from '../log.js';
 import { UsageError, type Command, type OptionValues } from './command.js';
@@ -65,6 +65,8 @@ export async function main(argv: string[]): Promise<number> {
       positionals,
       logger,
       async database(options) {
+        // Loaded on demand, as each command loads its own parts: `logbook --help` starts quickly.
+        const { openDatabase } = await import('../db/database.js');
         db ??= await openDatabase({ ...options, logger: command.name === 'serve' ? logger : createLogger({}, true) });
         return db;
       },

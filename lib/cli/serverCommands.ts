@@ -1,9 +1,7 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { loadConfig } from '../config.js';
-import { migrate } from '../db/migrate.js';
 import { UsageError, type Command } from './command.js';
-import { serveAsWorker, serveInProcess, servePrimary, stopSignal } from './serveProcesses.js';
 
 /** 0 asks the system for a free port (tests do). */
 function parsePort(value: string): number {
@@ -24,6 +22,7 @@ export const migrateCommand: Command = {
   async run({ database, result }) {
     // database() already migrates on open; migrate() again reports nothing new, so ask it first.
     const db = await database();
+    const { migrate } = await import('../db/migrate.js');
     const applied = [...db.migrationsApplied, ...(await migrate(db.pool))];
     result({ applied }, applied.length ? `applied ${applied.join(', ')}` : 'schema is up to date');
   },
@@ -39,6 +38,7 @@ export const serveCommand: Command = {
     const port = parsePort(String(values.port ?? process.env.PORT ?? '8080'));
     const host = typeof values.host === 'string' ? values.host : '127.0.0.1';
     const options = { config, logger, port, host };
+    const { serveAsWorker, serveInProcess, servePrimary, stopSignal } = await import('./serveProcesses.js');
     if (cluster.isWorker) return serveAsWorker(options);
     const db = await database({ statementTimeoutMs: config.statement_timeout_ms });
     if (workers === 1) await serveInProcess(options, db, stopSignal());
