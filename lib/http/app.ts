@@ -29,8 +29,8 @@ export function createApp(services: Services, options: AppOptions = {}): Koa {
   app.maxIpsCount = trustedProxies(services.config.trust_proxy);
   app.use(requestLog(services.logger, services.metrics));
   app.use(cors);
-  app.use(compress);
   app.use(errorHandler(services.logger));
+  app.use(compress);
   app.on('error', connectionErrorLogger(services.logger));
   app.use(abandonOnDisconnect(services));
   app.use(v2Dispatcher(resources, services));

@@ -14,8 +14,10 @@ const COMPRESSIBLE = /^(?:text\/|application\/(?:json|xml|javascript|x-adif)|[^;
 
 /**
  * `Accept-Encoding: gzip` honoured on answers worth it: streamed exports and lists (a stream
- * body) and any text body of at least MIN_BYTES. Streams stay streams (gzip with back-pressure);
- * nothing is compressed twice or when the client did not ask.
+ * body) and any text body of at least MIN_BYTES. Streams longer than IN_ONE_CALL_BYTES stay
+ * streams (gzip with back-pressure); nothing is compressed twice or when the client did not ask.
+ * Inside the error handler: a stream that fails before its first IN_ONE_CALL_BYTES are out is
+ * answered with the error envelope.
  */
 export const compress: Middleware = async (ctx, next) => {
   await next();
@@ -23,33 +25,73 @@ export const compress: Middleware = async (ctx, next) => {
   if (ctx.method === 'HEAD' || ctx.status === 204 || ctx.status === 304 || ctx.body == null) return;
   if (ctx.response.get('Content-Encoding') || !COMPRESSIBLE.test(ctx.response.type)) return;
   if (ctx.acceptsEncodings('gzip', 'identity') !== 'gzip') return;
-  let body: unknown = ctx.body;
   const type = ctx.response.type;
-  if (!(body instanceof Readable)) {
-    if (typeof body !== 'string' && !Buffer.isBuffer(body)) body = JSON.stringify(body);
-    const bytes = Buffer.byteLength(body as string | Buffer);
-    if (bytes < MIN_BYTES) return;
-    if (bytes <= IN_ONE_CALL_BYTES) {
-      ctx.body = gzipSync(body as string | Buffer);
-      ctx.type = type;
-      ctx.set('Content-Encoding', 'gzip');
+  const answer = (body: Buffer | Readable) => {
+    ctx.body = body;
+    ctx.type = type;
+    ctx.set('Content-Encoding', 'gzip');
+    if (body instanceof Readable) ctx.remove('Content-Length');
+  };
+  if (ctx.body instanceof Readable) {
+    // A stream that ends within IN_ONE_CALL_BYTES (a page of 50 QSOs) is compressed in one call
+    // as a body in memory is; a longer one goes on through a gzip stream.
+    const stream = ctx.body;
+    const head = await readHead(stream, IN_ONE_CALL_BYTES);
+    if (head.ended) {
+      const whole = Buffer.concat(head.chunks);
+      if (whole.length < MIN_BYTES) ctx.body = whole;
+      else answer(gzipSync(whole, { level: constants.Z_BEST_SPEED }));
       return;
     }
+    // A flush per write keeps a slow export's pieces moving instead of waiting for a full block.
+    // Streams (pages of up to 5000 QSOs, whole exports) at the fastest level: the server's core is
+    // what a client copying a log waits for, and level 1 takes 40 % of the default's CPU for half
+    // again as many bytes, still a thirtieth of the text (a 6.7 MB feed page: 20 → 8 ms, 141 →
+    // 214 kB; benchmarks/RESULTS.md, "Change feed").
+    const gzip = createGzip({ flush: constants.Z_SYNC_FLUSH, level: constants.Z_BEST_SPEED });
+    for (const chunk of head.chunks) gzip.write(chunk);
+    pipeline(stream, gzip, () => undefined);
+    answer(gzip);
+    return;
   }
-  // A flush per write keeps a slow export's pieces moving instead of waiting for a full block.
-  // Streams (pages of up to 5000 QSOs, whole exports) at the fastest level: the server's core is
-  // what a client copying a log waits for, and level 1 takes 40 % of the default's CPU for half
-  // again as many bytes, still a thirtieth of the text (a 6.7 MB feed page: 20 → 8 ms, 141 →
-  // 214 kB; benchmarks/RESULTS.md, "Change feed").
-  const streamed = body instanceof Readable;
-  const gzip = createGzip({
-    flush: streamed ? constants.Z_SYNC_FLUSH : constants.Z_NO_FLUSH,
-    level: streamed ? constants.Z_BEST_SPEED : constants.Z_DEFAULT_COMPRESSION,
-  });
-  if (streamed) pipeline(body as Readable, gzip, () => undefined);
-  else gzip.end(body as string | Buffer);
-  ctx.body = gzip;
-  ctx.type = type;
-  ctx.set('Content-Encoding', 'gzip');
-  ctx.remove('Content-Length');
+  const body = typeof ctx.body === 'string' || Buffer.isBuffer(ctx.body) ? ctx.body : JSON.stringify(ctx.body);
+  const bytes = Buffer.byteLength(body);
+  if (bytes < MIN_BYTES) return;
+  if (bytes <= IN_ONE_CALL_BYTES) {
+    answer(gzipSync(body));
+    return;
+  }
+  const gzip = createGzip({ level: constants.Z_DEFAULT_COMPRESSION });
+  gzip.end(body);
+  answer(gzip);
 };
+
+/**
+ * A stream's first pieces, until more than `limit` bytes have come (the stream is then paused,
+ * its pieces so far returned) or it has ended. Its error, or its closing before its end, rejects
+ * before any answer is sent.
+ */
+function readHead(stream: Readable, limit: number): Promise<{ chunks: Buffer[]; ended: boolean }> {
+  if (stream.readableEnded) return Promise.resolve({ chunks: [], ended: true });
+  if (stream.destroyed) return Promise.reject(stream.errored ?? new Error('the answer\'s stream was destroyed before it was sent'));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    const settle = (ended: boolean, error?: Error) => {
+      stream.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+      if (error) reject(error);
+      else resolve({ chunks, ended });
+    };
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      bytes += chunk.length;
+      if (bytes <= limit) return;
+      stream.pause();
+      settle(false);
+    };
+    const onEnd = () => settle(true);
+    const onError = (error: Error) => settle(false, error);
+    const onClose = () => settle(false, new Error('the answer\'s stream closed before its end'));
+    stream.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  });
+}
