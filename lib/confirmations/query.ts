@@ -166,6 +166,11 @@ function receivedOnly(filters: ConfirmationFilters): boolean {
     && filters.band === null && filters.mode === null && filters.callsign === null;
 }
 
+/** The rows of qso_confirmation_month_counts (alias c) of the list's scope and types. */
+function receivedMonthsOf(filters: ConfirmationFilters, params: SqlParams): string {
+  return [...scopeConditions(filters.scope, params, 'c'), `c.type = ANY(${params.add(filters.types)}::text[])`].join(' AND ');
+}
+
 /**
  * The page, merged from one branch per (location, type). With `seek`, the statement first sums
  * the received months (newest first) in its own snapshot: each branch then reads only the months
@@ -176,9 +181,7 @@ async function pageRows(db: pg.Pool, filters: ConfirmationFilters, limit: number
   const params = new SqlParams();
   const seekCte = seek
     ? `seek AS MATERIALIZED (${monthSeekSql(
-      `SELECT c.month, sum(c.n) FROM qso_confirmation_month_counts c
-        WHERE ${[...scopeConditions(filters.scope, params, 'c'), `c.type = ANY(${params.add(filters.types)}::text[])`].join(' AND ')}
-        GROUP BY c.month`,
+      `SELECT c.month, sum(c.n) FROM qso_confirmation_month_counts c WHERE ${receivedMonthsOf(filters, params)} GROUP BY c.month`,
       params.add(offset), params.add(offset + limit))}),
       `
     : '';
@@ -218,7 +221,9 @@ async function pageRows(db: pg.Pool, filters: ConfirmationFilters, limit: number
 }
 
 /**
- * The total needs no order, so it counts over all stations at once. Without conditions on the
+ * The total: from the counts where they keep every filter (the received months for scope and
+ * types alone, the buckets with band or mode as well), else counted. A count needs no order,
+ * so it runs over all stations at once. Without conditions on the
  * QSO itself (filters, the club operator) each type counts its partial index alone, index-only:
  * 130 ms on 1M QSOs, where one pass over the table would take 330 ms. With them the table is
  * read anyway, and one pass over the matching QSOs (by whichever index suits the filter)
@@ -227,6 +232,7 @@ async function pageRows(db: pg.Pool, filters: ConfirmationFilters, limit: number
  * OR well and picks the filter's index (band, time, call) when it is the narrower one.
  */
 async function countRows(db: pg.Pool, filters: ConfirmationFilters): Promise<number> {
+  if (receivedOnly(filters)) return countReceivedMonths(db, filters);
   if (filters.since === null && filters.qsoSince === null && filters.qsoUntil === null && filters.callsign === null) {
     return countFromBuckets(db, filters);
   }
@@ -240,6 +246,20 @@ async function countRows(db: pg.Pool, filters: ConfirmationFilters): Promise<num
     : `SELECT coalesce(sum(${received.map((condition) => `(${condition} IS TRUE)::int`).join(' + ')}), 0) AS total
          FROM qso q WHERE ${[...scope, ...qso, confirmedCondition(filters.types)].join(' AND ')}`;
   const { rows } = await db.query<{ total: number }>(text, params.values);
+  return rows[0]!.total;
+}
+
+/**
+ * The total of a list of the scope and types alone: the sum of their received months, whose rows
+ * are exactly the list's (a type received 'Y' with a date). A generated 1M log: 1,914 rows, 0.8
+ * ms, against countFromBuckets' 5,264 buckets and five probes for the undated, 2.7 ms.
+ */
+async function countReceivedMonths(db: pg.Pool, filters: ConfirmationFilters): Promise<number> {
+  const params = new SqlParams();
+  const { rows } = await db.query<{ total: number }>(
+    `SELECT coalesce(sum(c.n), 0)::int AS total FROM qso_confirmation_month_counts c WHERE ${receivedMonthsOf(filters, params)}`,
+    params.values,
+  );
   return rows[0]!.total;
 }
 

@@ -75,6 +75,15 @@ export function bucketTotalSql(conditions: readonly string[]): string {
 }
 
 /**
+ * The total of a scope's QSOs (`scope`: its conditions on alias c, location and operator): the
+ * sum of its months, which are a few hundred where its buckets are thousands (a generated 1M
+ * log: 174 rows against 6,619, 0.08 against 1.0 ms).
+ */
+export function scopeTotalSql(scope: readonly string[]): string {
+  return `SELECT coalesce(sum(c.n), 0)::int AS total FROM qso_month_counts c WHERE ${scope.join(' AND ')}`;
+}
+
+/**
  * The exact number of a scope's QSOs with sinceId < id < idBelow, without counting them: the sum
  * of the whole id blocks in between, less the QSOs of the first block at or below sinceId, plus
  * those of the last block below idBelow (each count covers fewer than ID_BLOCK ids, read from

@@ -77,7 +77,7 @@ async function countTableMismatches(db: pg.Pool): Promise<string[]> {
   return found;
 }
 
-t.test('list totals from qso_counts stay exact under concurrent writers', async (t) => {
+t.test('list totals from the counts stay exact under concurrent writers', async (t) => {
   const server = await startTestServer(t);
   const db = server.db.pool;
   const op = await createOperator(db, { callsign: 'DL1TOT' });
@@ -105,6 +105,17 @@ t.test('list totals from qso_counts stay exact under concurrent writers', async 
           );
           if (rows[0]!.counted !== rows[0]!.summed) found.push(`${scopeName}/${filter.name}: ${rows[0]!.summed} summed, ${rows[0]!.counted} counted`);
         }
+        // The unfiltered list's total (its months) and the confirmation list's (received months).
+        const scope = `station_id = ANY($1::int[]) AND ($2::text IS NULL OR operator = $2)`;
+        const { rows: [whole] } = await client.query<{ counted: number; months: number; received: number; confirmed: number }>(
+          `SELECT (SELECT count(*)::int FROM qso WHERE ${scope}) AS counted,
+                  (SELECT coalesce(sum(n), 0)::int FROM qso_month_counts WHERE ${scope}) AS months,
+                  (SELECT count(*)::int FROM qso WHERE ${scope} AND lotw_qsl_rcvd = 'Y' AND lotw_qslrdate IS NOT NULL) AS confirmed,
+                  (SELECT coalesce(sum(n), 0)::int FROM qso_confirmation_month_counts WHERE ${scope} AND type = 'lotw') AS received`,
+          [ids, operator],
+        );
+        if (whole!.counted !== whole!.months) found.push(`${scopeName}/months: ${whole!.months} summed, ${whole!.counted} counted`);
+        if (whole!.confirmed !== whole!.received) found.push(`${scopeName}/received months: ${whole!.received} summed, ${whole!.confirmed} counted`);
       }
       await client.query('COMMIT');
       return found;
@@ -149,5 +160,11 @@ t.test('list totals from qso_counts stay exact under concurrent writers', async 
   t.equal(await total('mode=ft8'), await count("station_id = ANY($1) AND (mode = 'FT8' OR submode = 'FT8')", [stations]));
   t.equal(await total('qsl_filter=lotw,qsl'), await count("station_id = ANY($1) AND (lotw_qsl_rcvd = 'Y' OR qsl_rcvd = 'Y')", [stations]));
   t.equal(await total('', member.token), await count('station_id = $1 AND operator = $2', [club.clubStationId, member.callsign]), 'a club member counts their own');
+  const confirmations = async (query: string, token = op.token) =>
+    (await server.request(`/api/v2/confirmation?${query}`, { token })).body.meta.total;
+  t.equal(await confirmations('type=lotw'), await count("station_id = ANY($1) AND lotw_qsl_rcvd = 'Y' AND lotw_qslrdate IS NOT NULL", [stations]));
+  t.equal(await confirmations('type=lotw', member.token),
+    await count("station_id = $1 AND operator = $2 AND lotw_qsl_rcvd = 'Y' AND lotw_qslrdate IS NOT NULL", [club.clubStationId, member.callsign]),
+    "a club member's confirmations are their own");
   t.ok(await total('') > 0);
 });

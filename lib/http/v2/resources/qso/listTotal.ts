@@ -1,14 +1,15 @@
 import type pg from 'pg';
 import { SqlParams } from '../../../../db/sqlParams.js';
 import { bindForCopy } from '../../../../db/settingParams.js';
-import { bucketTotalSql, idRangeTotalSql, monthCountsTable, timeRangeTotalSql } from '../../../../qso/counts.js';
+import { bucketTotalSql, idRangeTotalSql, monthCountsTable, scopeTotalSql, timeRangeTotalSql } from '../../../../qso/counts.js';
 import { scopeConditions } from '../../../../qso/scope.js';
 import { bucketScopeOn, where, type ListQuery, type Sql } from './listQuery.js';
 
 /**
  * `meta.total`, exact, read in the page's snapshot, without counting every matching QSO where
  * the counts writers maintain can answer (docs/api-v2/qso.md, "Totals"):
- * - no id bound: a sum over qso_counts (scope, band, mode, qsl_filter);
+ * - no id bound: a sum over qso_counts (scope, band, mode, qsl_filter), or with no filter over
+ *   the scope's months (qso_month_counts, far fewer rows);
  * - an id bound (since_id, every ADIF page) and no other filter: whole id blocks of
  *   qso_id_counts plus two partial blocks, so paging a log by since_id costs the same on every
  *   page instead of a count of the rest of the log;
@@ -51,7 +52,9 @@ function countSql(list: ListQuery): Sql {
 
 function bucketSql(list: ListQuery): Sql {
   const params = new SqlParams();
-  return { text: bucketTotalSql([...scopeConditions(list.scope, params, 'c'), ...list.bucketFilters(params, 'c')]), values: params.values };
+  const scope = scopeConditions(list.scope, params, 'c');
+  const buckets = list.bucketFilters(params, 'c');
+  return { text: buckets.length === 0 ? scopeTotalSql(scope) : bucketTotalSql([...scope, ...buckets]), values: params.values };
 }
 
 /**
