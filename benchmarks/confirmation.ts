@@ -1,17 +1,17 @@
 /**
  * Confirmation list latency on a generated log: 1M QSOs over three station locations, 30 % of
  * them confirmed by one to five types. Built with INSERT … SELECT generate_series in a
- * throw-away database (dropped at the end unless --keep), then measured over HTTP against the
- * real server, sequential requests, p50 / p99 per scenario; the EXPLAIN of the page query for
+ * throw-away database (dropped at the end unless --keep), then measured over HTTP against a
+ * `logbook serve` process (needs `npm run build`), sequential requests, p50 / p99 per scenario
+ * beside the cheapest QSO read's; the EXPLAIN of the page query for
  * page 1 and the deep page is printed for docs/api-v2/confirmation.md.
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/confirmation.ts [--qsos 1000000] [--runs 100] [--keep]
  */
 import type pg from 'pg';
-import { buildConfig } from '../lib/config.js';
-import { createLogger } from '../lib/log.js';
 import { LIST_LATENCY_HEAD, listLatencyRow, measureList, numberOption, scratchDatabase, secondsSince } from './lib/scratch.js';
-import { startServer } from '../lib/server.js';
+import { startServe } from './lib/serveProcess.js';
+import { cpus } from 'node:os';
 import { createUser } from '../lib/accounts/users.js';
 import { createStation } from '../lib/accounts/stations.js';
 import { createToken } from '../lib/auth/tokens.js';
@@ -103,7 +103,9 @@ console.log('\nEXPLAIN, page 1 (per_page 100):\n' + (await explain(100, 0)));
 console.log('\nEXPLAIN, page 1000 (per_page 100, offset 99,900):\n' + (await explain(100, 99_900)));
 
 // --- latency over HTTP ----------------------------------------------------------------------
-const server = await startServer({ config: buildConfig({}), db: database, logger: createLogger({}, true), port: 0, host: '127.0.0.1' });
+// Against `logbook serve` as `npm start` runs it (a worker per core), as benchmarks/qso-list.ts.
+const server = await startServe(database.url, { workers: cpus().length });
+console.log(`\nserved by logbook serve --workers ${cpus().length}`);
 const { rows: [busy] } = await db.query<{ call: string }>('SELECT call FROM qso GROUP BY call ORDER BY count(*) DESC LIMIT 1');
 const scenarios: Array<[string, string]> = [
   ['page 1 (per_page 100)', ''],
@@ -127,5 +129,5 @@ for (const [label, query] of scenarios) {
   console.log(listLatencyRow(label, latency));
 }
 
-await server.close();
+await server.stop();
 await database.dispose();
