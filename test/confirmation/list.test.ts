@@ -6,6 +6,7 @@ import { insertQsos, seedQsos } from '../helpers/qsoRows.js';
 import { inQsoTransaction } from '../../lib/qso/writeLock.js';
 import { listConfirmations, type ConfirmationFilters } from '../../lib/confirmations/query.js';
 import { CONFIRMATION_KEYS } from '../../lib/qso/confirmationTypes.js';
+import { repeatCheck } from '../helpers/repeatedCheck.js';
 
 const ALL_TYPES = ['lotw', 'eqsl', 'qsl', 'qrz', 'clublog'];
 
@@ -371,4 +372,30 @@ t.test('deep pages start from their received month: the same rows as a merge fro
       }
     }
   }
+});
+
+t.test('a page and its total come from one snapshot while confirmations arrive', async (t) => {
+  const server = await startTestServer(t);
+  const db = server.db.pool;
+  const op = await createOperator(db);
+  // 400 QSOs, none confirmed yet; writers confirm them a few at a time while whole lists are read.
+  await seedQsos(db, [op.stationId],
+    `INSERT INTO qso (station_id, call, time_on, band, mode)
+     SELECT $1, 'K' || g, timestamp '2020-01-01' + g * interval '1 hour', '20m', 'CW' FROM generate_series(1, 400) g`,
+    [op.stationId]);
+  const filters: ConfirmationFilters = {
+    scope: { stationIds: [op.stationId], operator: null }, types: CONFIRMATION_KEYS, since: null, qsoSince: null, qsoUntil: null, band: null, mode: null, callsign: null,
+  };
+  const mismatches = repeatCheck(async () => {
+    const page = await listConfirmations(db, filters, 1000, 0);
+    return page.rows.length === page.total ? [] : [`${page.rows.length} rows listed, total ${page.total}`];
+  }, 0);
+  for (let round = 0; round < 40; round++) {
+    await Promise.all([0, 1].map((writer) => seedQsos(db, [op.stationId],
+      `UPDATE qso SET lotw_qsl_rcvd = 'Y', lotw_qslrdate = date '2024-01-01' + (id % 30)::int
+        WHERE id IN (SELECT id FROM qso WHERE station_id = $1 AND lotw_qsl_rcvd IS NULL AND id % 2 = $2 ORDER BY id LIMIT 5)`,
+      [op.stationId, writer])));
+  }
+  t.same(await mismatches.stop(), [], 'every page of the whole list holds as many rows as its total says');
+  t.equal((await listConfirmations(db, filters, 1000, 0)).total, 400);
 });
