@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { SqlParams } from '../db/sqlParams.js';
+import { bindForCopy, type Statement } from '../db/settingParams.js';
 import type { ChangeBounds } from './changeBounds.js';
 import { START, type ChangeCursor } from './changeCursor.js';
 import { ByteOutput } from '../export/byteOutput.js';
@@ -27,10 +28,21 @@ export interface ChangeRequest {
 
 export class CursorExpiredError extends Error {}
 
-/** How far retention has removed tombstones (a transaction id, 0 when never). */
-export async function changeHorizon(db: Pick<pg.Pool, 'query'>): Promise<bigint> {
-  const { rows } = await db.query<{ pruned_through: string }>('SELECT pruned_through::text FROM qso_change_horizon');
-  return BigInt(rows[0]?.pruned_through ?? '0');
+/**
+ * How far retention has removed tombstones (a transaction id, 0 when never), read in the same
+ * round trip as the page's COPY values are bound (bindForCopy; `page` null: no page to read).
+ * `copyText` is the page's statement for copyBoundOut, null without a page.
+ */
+export async function changeHorizonBindingPage(
+  client: Pick<pg.ClientBase, 'query'>, page: Statement | null,
+): Promise<{ horizon: bigint; copyText: string | null }> {
+  const horizon = { text: `SELECT coalesce((SELECT pruned_through::text FROM qso_change_horizon), '0') AS pruned_through`, values: [] };
+  if (page === null) {
+    const { rows } = await client.query<{ pruned_through: string }>(horizon.text);
+    return { horizon: BigInt(rows[0]!.pruned_through), copyText: null };
+  }
+  const { copyText, row } = await bindForCopy<{ pruned_through: string }>(client, page, horizon);
+  return { horizon: BigInt(row!.pruned_through), copyText };
 }
 
 /**

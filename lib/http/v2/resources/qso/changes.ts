@@ -6,11 +6,11 @@ import { qsoSchema } from './schemas.js';
 import { restrictedOperator } from '../../principal.js';
 import { decodeCursor, encodeCursor, type ChangeCursor } from '../../../../qso/changeCursor.js';
 import {
-  ChangePageFromCopy, changeHorizon, changePageSql, checkCursorAge, CursorExpiredError, fullPageEnd, nextPosition,
+  ChangePageFromCopy, changeHorizonBindingPage, changePageSql, checkCursorAge, CursorExpiredError, fullPageEnd, nextPosition,
   type ChangeRequest,
 } from '../../../../qso/changeFeed.js';
 import { changeBounds, type ChangeBounds } from '../../../../qso/changeBounds.js';
-import { copyOut } from '../../../../db/settingParams.js';
+import { copyBoundOut } from '../../../../db/settingParams.js';
 import { CopyPageEnvelope } from './jsonListStream.js';
 import { answerFromSnapshot, beginSnapshot, endSnapshot } from './snapshot.js';
 
@@ -84,7 +84,8 @@ export const listChanges: Handler = async (request) => {
     // The cut is computed before the snapshot is taken.
     const bounds: ChangeBounds = stationIds.length > 0 ? await changeBounds(client, stationIds) : { xidBound: cursor?.txid ?? '0', idBound: 0 };
     await beginSnapshot(client);
-    const horizon = await changeHorizon(client);
+    // The page's values go with the horizon's read: one round trip.
+    const { horizon, copyText } = await changeHorizonBindingPage(client, stationIds.length > 0 ? changePageSql(change, bounds) : null);
     if (cursor !== null) refuseExpired(cursor, horizon, services.config.change_retention_days, now);
     const changes = new ChangePageFromCopy(perPage, omitEmpty);
     const cursorAt = (position: Pick<ChangeCursor, 'txid' | 'id' | 'kind'>) => encodeCursor({ ...position, horizon: Number(horizon), issuedAt: now });
@@ -97,12 +98,8 @@ export const listChanges: Handler = async (request) => {
     const end = stationIds.length > 0 ? await fullPageEnd(client, change, bounds) : null;
     if (end !== null) ctx.set('Link', `<${nextPageUrl(ctx.path, ctx.querystring, cursorAt(end))}>; rel="next"`);
     const body = new CopyPageEnvelope(changes, meta);
-    let rows: Readable = Readable.from([]);
-    if (stationIds.length > 0) {
-      const page = changePageSql(change, bounds);
-      // A statement that fails still gets the error envelope.
-      rows = await copyOut(client, page.text, page.values);
-    }
+    // A statement that fails still gets the error envelope.
+    const rows: Readable = copyText === null ? Readable.from([]) : await copyBoundOut(client, copyText);
     return answerFromSnapshot(ctx, client, rows, body);
   } catch (error) {
     // A refused cursor is an answer, not a failure of the connection.
