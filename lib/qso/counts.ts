@@ -176,6 +176,19 @@ export function monthSeekSql(monthRows: string, offset: string, reach: string): 
 }
 
 /**
+ * Whether some location has more than `aboveRows` unfolded rows in some table of counts: one
+ * statement over the tables' partial indexes of unfolded rows, so that the rounds of an idle
+ * server (every 5 s in every API process) cost one round trip instead of a transaction with a
+ * statement per table (about 9 ms of database work beside the requests). A hint only: the
+ * compaction's own transaction decides again.
+ */
+async function compactionDue(pool: pg.Pool, aboveRows: number): Promise<boolean> {
+  const checks = COUNT_TABLES.map(({ name }) => `EXISTS (SELECT 1 FROM ${name} WHERE NOT folded GROUP BY station_id HAVING count(*) > $1)`);
+  const { rows } = await pool.query<{ due: boolean }>(`SELECT ${checks.join(' OR ')} AS due`, [aboveRows]);
+  return rows[0]!.due;
+}
+
+/**
  * Folds the rows of locations with many unfolded ones into one per non-empty bucket (a location
  * whose writers were quiet is left alone, however many buckets it has), in one transaction: the
  * rows it deletes are committed ones, so counts of writers still running stay untouched and
@@ -183,6 +196,7 @@ export function monthSeekSql(monthRows: string, offset: string, reach: string): 
  * either table).
  */
 export async function compactQsoCounts(pool: pg.Pool, aboveRows = COMPACT_ABOVE_ROWS): Promise<number> {
+  if (!(await compactionDue(pool, aboveRows))) return 0;
   return inTransaction(pool, async (client) => {
     const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1, $2) AS locked', COMPACTION_LOCK);
     if (!rows[0]!.locked) return 0;
