@@ -123,6 +123,26 @@ t.test('import jobs: Prefer: respond-async, progress, list, cancel, bounds', asy
     t.equal(again.status, 202, 'cancelling a cancelled job is no error');
   });
 
+  t.test('a job recorded as ended has its spool removed already', async (t) => {
+    // Watched from the database as closely as a query can follow: on the first sight of an ended
+    // job its spool must be gone (it was removed after the end was recorded, and a client
+    // polling fast found the file still there).
+    const spools: string[] = [];
+    for (let round = 0; round < 15; round++) {
+      const res = await upload(`?station_profile_id=${op.stationId}&async=true`, adifDocument(2, 20_000 + round * 10), { 'content-type': 'text/plain' });
+      t.equal(res.status, 202, res.text);
+      const id = Number(res.headers.get('location')!.split('/').pop());
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const { rows } = await db.query<{ state: string }>('SELECT state FROM import_jobs WHERE id = $1', [id]);
+        if (rows[0]!.state !== 'queued' && rows[0]!.state !== 'running') break;
+        if (Date.now() > deadline) throw new Error(`job ${id} did not end within 20 s`);
+      }
+      spools.push(...readdirSync(spoolDir));
+    }
+    t.same(spools, [], 'no spool left behind an ended job');
+  });
+
   t.test('cancelling a finished job is 409; unknown jobs 404', async (t) => {
     const list = await server.request('/api/v2/import', { token: op.token });
     const done = list.body.data.find((j: { state: string }) => j.state === 'done');

@@ -150,26 +150,28 @@ export class ImportJobs {
         else this.publish(job, 'running', progress.bytes, progress.records);
       }, (error: Error) => logger.warn('import job progress not recorded', { job_id: id, error: error.message }));
     }, PROGRESS_INTERVAL_MS);
-    let finished: ImportJob | null;
+    let outcome: JobOutcome;
+    let summary: ImportSummary | null = null;
     try {
-      const summary = await importAdif(this.options.importDb, input, {
+      summary = await importAdif(this.options.importDb, input, {
         stationId: job.stationId, frequencyUnit: 'MHz', dryRun: job.dryRun, operator: job.operator,
         onDuplicate: job.onDuplicate ?? undefined, insertUnmatched: job.insertUnmatched,
         rowsPerBatch: this.options.rowsPerBatch, signal: controller.signal, onProgress: (now) => Object.assign(progress, now),
       });
-      finished = await finishJob(db, id, outcomeOf(summary));
-      const event = job.dryRun ? null : importEvent(job.stationId, summary);
-      if (event !== null) publishQsoEvent(this.options, job.userId, event);
+      outcome = outcomeOf(summary);
     } catch (error) {
       // An abort surfaces as the pipeline's AbortError, or as the reason itself (checked before COMMIT).
       const reason = controller.signal.aborted ? (controller.signal.reason as Error) : (error as Error);
-      const state = reason instanceof JobCancelled ? 'cancelled' : 'failed';
-      finished = await finishJob(db, id, { state, error: reason.message });
+      outcome = { state: reason instanceof JobCancelled ? 'cancelled' : 'failed', error: reason.message };
     } finally {
       clearInterval(timer);
       input.destroy();
+      // Before the job is recorded as ended: a client that sees it ended finds its spool gone.
       await rm(job.spoolPath, { force: true });
     }
+    const finished = await finishJob(db, id, outcome);
+    const event = summary === null || job.dryRun ? null : importEvent(job.stationId, summary);
+    if (event !== null) publishQsoEvent(this.options, job.userId, event);
     if (finished) this.publish(finished, finished.state, finished.bytesDone, finished.recordsDone);
   }
 
