@@ -8,8 +8,8 @@ import { createStation } from '../../lib/accounts/stations.js';
 import { exportAdifRecords } from '../../lib/export/query.js';
 import { importAdif } from '../../lib/import/pipeline.js';
 import { compactQsoCounts, ID_BLOCK } from '../../lib/qso/counts.js';
-import { parseListQuery } from '../../lib/http/v2/resources/qso/listQuery.js';
-import { countTotal } from '../../lib/http/v2/resources/qso/listTotal.js';
+import { pageSql, parseListQuery } from '../../lib/http/v2/resources/qso/listQuery.js';
+import { countTotalBindingPage } from '../../lib/http/v2/resources/qso/listTotal.js';
 import type { Principal } from '../../lib/http/v2/principal.js';
 import type { RequestContext } from '../../lib/http/v2/resource.js';
 
@@ -108,7 +108,7 @@ t.test('id-bounded totals stay exact under concurrent writers', async (t) => {
       const client = await db.connect();
       try {
         await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-        const total = await countTotal(client, list);
+        const { total } = await countTotalBindingPage(client, list, pageSql(list));
         const conditions: string[] = ['station_id = ANY($1::int[])', 'id > $2', 'id < $3'];
         const values: unknown[] = [list.scope.stationIds, list.sinceId, list.idBelow];
         if (list.scope.operator !== null) conditions.push(`operator = $${values.push(list.scope.operator)}`);

@@ -82,30 +82,35 @@ function oneStatementTotal(list: ListQuery): Sql | 0 | null {
   return buckets ? null : idRangeSql(list, list.sinceId, list.idBelow);
 }
 
-/**
- * countTotal, with the values of the page's COPY bound (bindForCopy) in the total's own statement
- * where it takes one: one round trip for both. `copyText` is null where they are not bound yet
- * (the total took no statement or several).
- */
-export async function countTotalBindingPage(client: Client, list: ListQuery, page: Sql): Promise<{ total: number; copyText: string | null }> {
-  const statement = list.scope.stationIds.length === 0 ? 0 : oneStatementTotal(list);
-  if (statement === 0 || statement === null) return { total: await countTotal(client, list), copyText: null };
-  const { copyText, row } = await bindForCopy<{ total: number | string }>(client, page, statement);
-  return { total: Number(row!.total), copyText };
+/** oneStatementTotal, and 0 without a query when the owner has no station location. */
+function totalStatement(list: ListQuery): Sql | 0 | null {
+  return list.scope.stationIds.length === 0 ? 0 : oneStatementTotal(list);
 }
 
-/** QSOs matching the list's filters (`meta.total`); no query when the owner has no station location. */
-export async function countTotal(client: Client, list: ListQuery): Promise<number> {
-  if (list.scope.stationIds.length === 0) return 0;
-  const statement = oneStatementTotal(list);
-  if (statement === 0) return 0;
-  if (statement !== null) return single(client, statement);
+/**
+ * An id bound with band, mode or qsl_filter: the smaller side counted. Which side is smaller is
+ * decided on the unfiltered numbers, which cost two block sums.
+ */
+async function smallerSideTotal(client: Client, list: ListQuery): Promise<number> {
   const idBelow = list.idBelow!;
-  // Which side is smaller is decided on the unfiltered numbers, which cost two block sums.
   const before = list.sinceId === 0 ? 0 : await single(client, idRangeSql(list, 0, list.sinceId + 1));
   const between = await single(client, idRangeSql(list, list.sinceId, idBelow));
   if (between <= before) return single(client, countSql(list));
   return (await single(client, bucketSql(list))) - (await single(client, outsideSql(list, idBelow)));
+}
+
+/**
+ * QSOs matching the list's filters (`meta.total`; no query when the owner has no station
+ * location), with the values of the page's COPY bound (bindForCopy) in the total's own statement
+ * where it takes one: one round trip for both. `copyText` is null where they are not bound yet
+ * (the total took no statement or several).
+ */
+export async function countTotalBindingPage(client: Client, list: ListQuery, page: Sql): Promise<{ total: number; copyText: string | null }> {
+  const statement = totalStatement(list);
+  if (statement === 0) return { total: 0, copyText: null };
+  if (statement === null) return { total: await smallerSideTotal(client, list), copyText: null };
+  const { copyText, row } = await bindForCopy<{ total: number | string }>(client, page, statement);
+  return { total: Number(row!.total), copyText };
 }
 
 /** The statement behind the total, or its unfiltered id-range sum when it takes several (for EXPLAIN in benchmarks/qso-list.ts). */
