@@ -4,16 +4,16 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testDatabase } from './helpers/db.js';
+import { logbookBin } from './helpers/bin.js';
 
-const bin = join(import.meta.dirname, '..', 'bin', 'logbook.js');
 
 t.test('operator command line', async (t) => {
   const db = await testDatabase(t);
   const env = { ...process.env, DATABASE_URL: db.url, LOGBOOK_QUIET: '1' };
-  const run = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { env, encoding: 'utf8' });
+  const run = (...args: string[]) => spawnSync(process.execPath, [logbookBin, ...args], { env, encoding: 'utf8' });
   const runAsync = (...args: string[]) =>
     new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, [bin, ...args], { env, encoding: 'utf8' }, (error, stdout, stderr) =>
+      execFile(process.execPath, [logbookBin, ...args], { env, encoding: 'utf8' }, (error, stdout, stderr) =>
         resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }));
     });
   const json = (...args: string[]) => {
@@ -92,7 +92,7 @@ t.test('operator command line', async (t) => {
     t.equal(bad.stderr.trim().split('\n').length, 1);
     t.match(bad.stderr, /^config: worker\.secret/);
 
-    const child = spawn(process.execPath, [bin, 'serve', '--port', '0'], { env: { ...env, LOGBOOK_QUIET: '0' } });
+    const child = spawn(process.execPath, [logbookBin, 'serve', '--port', '0'], { env: { ...env, LOGBOOK_QUIET: '0' } });
     const url = await new Promise<string>((resolve, reject) => {
       let log = '';
       child.stderr.on('data', (chunk: Buffer) => {

@@ -1,11 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import t from 'tap';
 import { commands } from '../lib/cli/main.js';
 import { COMMAND_HELP } from '../lib/cli/help.js';
+import { logbookBin } from './helpers/bin.js';
 
-const bin = join(import.meta.dirname, '..', 'bin', 'logbook.js');
-const run = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, LOGBOOK_QUIET: '1' } });
+const run = (...args: string[]) => spawnSync(process.execPath, [logbookBin, ...args], { encoding: 'utf8', env: { ...process.env, LOGBOOK_QUIET: '1' } });
 
 t.test('every command and every flag has its help line', async (t) => {
   for (const command of commands) {

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testDatabase } from './helpers/db.js';
 import { WORKER_V8_FLAGS } from '../lib/cli/serveProcesses.js';
+import { logbookBin } from './helpers/bin.js';
 
-const bin = join(import.meta.dirname, '..', 'bin', 'logbook.js');
 
 /** A GET on a connection of its own: the cluster hands out connections, not requests. */
 function getStatus(url: string): Promise<number> {
@@ -38,7 +38,7 @@ t.test('serve --workers 2: both serve, rate limits shared, all stop on SIGTERM',
   writeFileSync(config, JSON.stringify({ api_rate_limits: { check_auth: { requests: 4, window: 60 } } }));
   const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: db.url, LOGBOOK_QUIET: '0' };
   delete env.REDIS_URL;
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--workers', '2', '--config', config], { env });
+  const child = spawn(process.execPath, [logbookBin, 'serve', '--port', '0', '--workers', '2', '--config', config], { env });
   let log = '';
   child.stderr.on('data', (chunk: Buffer) => void (log += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -8,8 +8,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './redis.js';
+import { logbookBin } from './bin.js';
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'logbook.js');
 
 export interface ApiProcess {
   url: string;
@@ -25,7 +25,7 @@ export async function spawnApiProcess(databaseUrl: string, config: Record<string
   const configFile = join(dir, 'config.json');
   writeFileSync(configFile, JSON.stringify(config));
   const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'serve', '--workers', '1', '--port', String(port), '--config', configFile], {
+  const child = spawn(process.execPath, [logbookBin, 'serve', '--workers', '1', '--port', String(port), '--config', configFile], {
     env: { ...process.env, DATABASE_URL: databaseUrl, LOGBOOK_CONFIG: '', LOGBOOK_QUIET: '', WORKER_SECRET: '', REDIS_URL: '' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

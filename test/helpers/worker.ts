@@ -177,7 +177,10 @@ export interface WorkerProcess {
   kill(): Promise<void>;
 }
 
-const WORKER_MODULE = fileURLToPath(new URL('../../lib/worker/index.ts', import.meta.url));
+// `.js`: compiled beside this module in dist/ (npm test), or found as the .ts source by tsx.
+const WORKER_MODULE = fileURLToPath(new URL('../../lib/worker/index.js', import.meta.url));
+// This process's own Node flags (a loader such as tsx, source maps), without tap's hooks.
+const nodeFlags = process.execArgv.filter((flag) => !flag.includes('@tapjs'));
 
 /**
  * A worker in its own Node process (as in production); it prints its ports as one JSON line.
@@ -192,7 +195,7 @@ export async function spawnWorkerProcess(options: { redisUrl?: string; redisPref
     process.stdout.write(JSON.stringify({ wsPort: w.wsPort, internalPort: w.internalPort }) + '\\n');
     process.once('SIGTERM', () => w.close().then(() => process.exit(0)));
   `;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+  const child = spawn(process.execPath, [...nodeFlags, '--input-type=module', '-e', script], {
     env: {
       ...process.env,
       WORKER_SECRET: SECRET,

@@ -9,14 +9,14 @@ import { createOperator } from '../helpers/fixtures.js';
 import { testDatabase } from '../helpers/db.js';
 import { adifDocument, qso, qsoCount } from './helpers.js';
 import { lotwReport } from './downloadFixtures.js';
+import { logbookBin } from '../helpers/bin.js';
 
-const bin = join(import.meta.dirname, '..', '..', 'bin', 'logbook.js');
 
 t.test('logbook import and export', async (t) => {
   const db = await testDatabase(t);
   const op = await createOperator(db.pool, { callsign: 'DL1CLI' });
   const env = { ...process.env, DATABASE_URL: db.url, LOGBOOK_QUIET: '1' };
-  const run = (args: string[], input?: string | Buffer) => spawnSync(process.execPath, [bin, ...args], { env, encoding: 'utf8', input });
+  const run = (args: string[], input?: string | Buffer) => spawnSync(process.execPath, [logbookBin, ...args], { env, encoding: 'utf8', input });
   const dir = mkdtempSync(join(tmpdir(), 'logbook-cli-'));
   const file = join(dir, 'log.adi');
   writeFileSync(file, adifDocument([

@@ -12,6 +12,7 @@ import { createOperator, type Operator } from '../helpers/fixtures.js';
 import { startTestServer } from '../helpers/server.js';
 import { v1Key } from '../v1/helpers.js';
 import { adifDocument, qso, qsoCount, type Fields } from './helpers.js';
+import { logbookBin } from '../helpers/bin.js';
 
 /**
  * A failed import leaves nothing in `qso`, on every door (CLI, v2 ADIF, v2 bulk JSON, v1
@@ -30,7 +31,6 @@ import { adifDocument, qso, qsoCount, type Fields } from './helpers.js';
  */
 
 const BATCH = 50;
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'logbook.js');
 
 const records = (prefix: string, count: number): Fields[] =>
   Array.from({ length: count }, (_, i) => qso(`${prefix}${i}`, '20240301', String(1000 + (i % 60)).padStart(4, '0'), '20m', 'CW', [['FREQ', `14.0${i % 10}`]]));
@@ -105,7 +105,7 @@ t.test('a failed import stores nothing, after one batch and after several', asyn
       const ours = connect(address.port, '127.0.0.1');
       const [[theirs]] = await Promise.all([once(listener, 'connection') as Promise<[Socket]>, once(ours, 'connect')]);
       listener.close();
-      const child = spawn(process.execPath, [BIN, 'import', '-', '--station', String(op.stationId), '--config', configFile], {
+      const child = spawn(process.execPath, [logbookBin, 'import', '-', '--station', String(op.stationId), '--config', configFile], {
         env,
         stdio: [ours, 'pipe', 'pipe'],
       });

@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { createToken, revokeToken } from '../../lib/auth/tokens.js';
 import { SCOPES } from '../../lib/auth/scopes.js';
@@ -7,17 +6,17 @@ import { createOperator, type Operator } from '../helpers/fixtures.js';
 import { acquireRedis, deleteKeys, freePort, NO_REDIS_REASON, uniquePrefix } from '../helpers/redis.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { callApi, connectClient, registerTopic, SECRET, spawnWorkerProcess, type TestClient } from '../helpers/worker.js';
+import { logbookBin } from '../helpers/bin.js';
 
 // Issue 19 item 10: a browser token stayed good on new sockets until it expired, and sockets open
 // with it stayed open, whatever happened to the API token it was minted from. Revoking that API
 // token now refuses the first and closes the second, on every worker.
 
-const bin = join(import.meta.dirname, '..', '..', 'bin', 'logbook.js');
 
 /** `logbook token revoke ID`, the operator's door, in a process of its own. */
 function revokeWithCli(databaseUrl: string, tokenId: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [bin, 'token', 'revoke', String(tokenId), '--json'], { env: { ...process.env, DATABASE_URL: databaseUrl, LOGBOOK_QUIET: '1' } },
+    execFile(process.execPath, [logbookBin, 'token', 'revoke', String(tokenId), '--json'], { env: { ...process.env, DATABASE_URL: databaseUrl, LOGBOOK_QUIET: '1' } },
       (error, stdout, stderr) => (error ? reject(new Error(stderr || error.message)) : resolve(stdout.trim())));
   });
 }

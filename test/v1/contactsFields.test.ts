@@ -1,12 +1,11 @@
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { startTestServer } from '../helpers/server.js';
 import { createOperator } from '../helpers/fixtures.js';
 import { parseAdif } from '../../lib/adif/tokenizer.js';
 import { post, v1Key } from './helpers.js';
+import { logbookBin } from '../helpers/bin.js';
 
-const bin = join(import.meta.dirname, '..', '..', 'bin', 'logbook.js');
 
 // The fields Wavelog writes into get_contacts_adif records, from a location the CLI creates.
 t.test('get_contacts_adif records carry what the original writes', async (t) => {
@@ -14,7 +13,7 @@ t.test('get_contacts_adif records carry what the original writes', async (t) => 
   const db = server.db.pool;
   const op = await createOperator(db, { callsign: 'DL4FLD' });
   const cli = (...args: string[]) =>
-    spawnSync(process.execPath, [bin, ...args], { env: { ...process.env, DATABASE_URL: server.db.url, LOGBOOK_QUIET: '1' }, encoding: 'utf8' });
+    spawnSync(process.execPath, [logbookBin, ...args], { env: { ...process.env, DATABASE_URL: server.db.url, LOGBOOK_QUIET: '1' }, encoding: 'utf8' });
   const stationOf = async (id: number) =>
     (await db.query('SELECT city, dxcc, country, cq, itu, gridsquare FROM stations WHERE id = $1', [id])).rows[0];
 

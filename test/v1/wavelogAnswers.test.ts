@@ -1,10 +1,10 @@
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { startTestServer } from '../helpers/server.js';
 import { createOperator } from '../helpers/fixtures.js';
 import { appVersion } from '../../lib/version.js';
 import { post, v1Key } from './helpers.js';
+import { logbookBin } from '../helpers/bin.js';
 
 // Answers outside the v1 calls that clients read to recognise the original and explain errors.
 t.test('what clients read to recognise the original', async (t) => {
@@ -35,7 +35,7 @@ t.test('what clients read to recognise the original', async (t) => {
     t.strictSame(v1.body, { status: 'ok', version: '3.1.0' });
     t.not(appVersion, '3.1.0', 'the two versions are told apart');
     t.equal((await server.request('/api/v2/status')).body.data.version, appVersion);
-    const cli = spawnSync(process.execPath, [join(import.meta.dirname, '..', '..', 'bin', 'logbook.js'), '--version'], { encoding: 'utf8' });
+    const cli = spawnSync(process.execPath, [logbookBin, '--version'], { encoding: 'utf8' });
     t.equal(cli.status, 0, cli.stderr);
     t.equal(cli.stdout, `${appVersion}\n`);
   });
