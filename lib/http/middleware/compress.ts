@@ -10,6 +10,13 @@ const MIN_BYTES = 1024;
  * compression itself.
  */
 const IN_ONE_CALL_BYTES = 64 * 1024;
+/**
+ * Every answer at the fastest level: the server's core is what a client waits for, and level 1
+ * takes 40 % of the default's CPU for a few more bytes, still a sixth to a thirtieth of the text
+ * (a 6.7 MB feed page: 20 → 8 ms, 141 → 214 kB; a confirmation page of 17 kB: 144 → 54 µs,
+ * 2.2 → 2.6 kB; benchmarks/RESULTS.md, "Change feed").
+ */
+const LEVEL = constants.Z_BEST_SPEED;
 const COMPRESSIBLE = /^(?:text\/|application\/(?:json|xml|javascript|x-adif)|[^;]*\+(?:json|xml))/i;
 
 /**
@@ -40,15 +47,11 @@ export const compress: Middleware = async (ctx, next) => {
     if (head.ended) {
       const whole = Buffer.concat(head.chunks);
       if (whole.length < MIN_BYTES) ctx.body = whole;
-      else answer(gzipSync(whole, { level: constants.Z_BEST_SPEED }));
+      else answer(gzipSync(whole, { level: LEVEL }));
       return;
     }
     // A flush per write keeps a slow export's pieces moving instead of waiting for a full block.
-    // Streams (pages of up to 5000 QSOs, whole exports) at the fastest level: the server's core is
-    // what a client copying a log waits for, and level 1 takes 40 % of the default's CPU for half
-    // again as many bytes, still a thirtieth of the text (a 6.7 MB feed page: 20 → 8 ms, 141 →
-    // 214 kB; benchmarks/RESULTS.md, "Change feed").
-    const gzip = createGzip({ flush: constants.Z_SYNC_FLUSH, level: constants.Z_BEST_SPEED });
+    const gzip = createGzip({ flush: constants.Z_SYNC_FLUSH, level: LEVEL });
     for (const chunk of head.chunks) gzip.write(chunk);
     pipeline(stream, gzip, () => undefined);
     answer(gzip);
@@ -58,10 +61,10 @@ export const compress: Middleware = async (ctx, next) => {
   const bytes = Buffer.byteLength(body);
   if (bytes < MIN_BYTES) return;
   if (bytes <= IN_ONE_CALL_BYTES) {
-    answer(gzipSync(body));
+    answer(gzipSync(body, { level: LEVEL }));
     return;
   }
-  const gzip = createGzip({ level: constants.Z_DEFAULT_COMPRESSION });
+  const gzip = createGzip({ level: LEVEL });
   gzip.end(body);
   answer(gzip);
 };
