@@ -21,8 +21,3 @@ export async function createUser(db: pg.Pool, user: NewUser): Promise<number> {
   );
   return rows[0]!.id;
 }
-
-export async function userExists(db: pg.Pool, id: number): Promise<boolean> {
-  const { rowCount } = await db.query('SELECT 1 FROM users WHERE id = $1', [id]);
-  return (rowCount ?? 0) > 0;
-}

@@ -47,8 +47,3 @@ export function enumeration(name: string): SpecRecord[] {
 export function fieldRecords(): SpecRecord[] {
   return Object.values(spec().Fields.Records);
 }
-
-/** Rows of the data-type list. */
-export function dataTypeRecords(): SpecRecord[] {
-  return Object.values(spec().DataTypes.Records);
-}

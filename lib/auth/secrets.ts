@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 /** Tokens and keys are stored only as the hex SHA-256 of the full value (high entropy, so no salt needed). */
 export function hashSecret(value: string): string {
@@ -7,14 +7,6 @@ export function hashSecret(value: string): string {
 
 export function randomHex(bytes: number): string {
   return randomBytes(bytes).toString('hex');
-}
-
-/** Constant-time comparison of two strings of possibly different length. */
-export function safeEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'utf8');
-  const right = Buffer.from(b, 'utf8');
-  if (left.length !== right.length || left.length === 0) return false;
-  return timingSafeEqual(left, right);
 }
 
 /**

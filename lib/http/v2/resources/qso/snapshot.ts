@@ -23,20 +23,6 @@ export function endSnapshot(client: pg.PoolClient, error: Error | null | undefin
   );
 }
 
-/** Runs `read` inside a snapshot on its own connection. */
-export async function withSnapshot<T>(db: pg.Pool, read: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await db.connect();
-  try {
-    await beginSnapshot(client);
-    const result = await read(client);
-    endSnapshot(client, null);
-    return result;
-  } catch (error) {
-    endSnapshot(client, error as Error);
-    throw error;
-  }
-}
-
 /**
  * Answers 200 with `body`, JSON fed by `rows` read in `client`'s snapshot: the snapshot ends
  * when the body is complete, or is discarded with its connection when the client goes away (or
