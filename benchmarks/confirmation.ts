@@ -6,7 +6,7 @@
  * beside the cheapest QSO read's; the EXPLAIN of the page query for
  * page 1 and the deep page is printed for docs/api-v2/confirmation.md.
  *
- *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/confirmation.ts [--qsos 1000000] [--runs 100] [--keep]
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/confirmation.ts [--qsos 1000000] [--runs 100] [--keep | --reuse <database>]
  */
 import type pg from 'pg';
 import { LIST_LATENCY_HEAD, listLatencyRow, measureList, numberOption, scratchDatabase, secondsSince } from './lib/scratch.js';
@@ -28,8 +28,12 @@ const db = database.pool;
 const seconds = secondsSince;
 
 // --- the log --------------------------------------------------------------------------------
-const userId = await createUser(db, { username: 'bench', callsign: 'DL1BEN' });
-const stations = [
+// A database kept by an earlier run (`--reuse`) has its user and locations: only a new token.
+const { rows: [kept] } = await db.query<{ id: number; stations: number[] }>(
+  `SELECT u.id, array_agg(s.id ORDER BY s.id) AS stations FROM users u JOIN stations s ON s.user_id = u.id WHERE u.username = 'bench' GROUP BY u.id`,
+);
+const userId = kept?.id ?? await createUser(db, { username: 'bench', callsign: 'DL1BEN' });
+const stations = kept?.stations ?? [
   await createStation(db, { userId, name: 'Home', callsign: 'DL1BEN', gridsquare: 'JO62QM' }),
   await createStation(db, { userId, name: 'Portable', callsign: 'DL1BEN/P', gridsquare: 'JO63' }),
   await createStation(db, { userId, name: 'Contest', callsign: 'DL1BEN', gridsquare: 'JO62QM' }),
@@ -37,41 +41,43 @@ const stations = [
 const { token } = await createToken(db, { userId, createdBy: userId, name: 'bench', scopes: ['confirmation:read', 'qso:read'], expiresAt: null });
 
 let start = process.hrtime.bigint();
-// One QSO every 5 minutes from 2015 on (time_on is unique, so the duplicate key never trips);
-// 20,000 distinct calls; 30 % confirmed, each confirmed QSO by LoTW 70 %, eQSL 40 %, card 15 %,
-// QRZ 25 %, Clublog 35 % (at least one), received 0–400 days after the QSO; 2 % of the cards
-// received without a date.
-const client = await db.connect();
-await client.query('SELECT setseed(0.42)');
-await client.query('BEGIN');
-await beginQsoWrite(client, [userId]);
-await client.query(
-  `INSERT INTO qso (station_id, call, time_on, band, mode, submode, gridsquare, operator,
-                    lotw_qsl_rcvd, lotw_qslrdate, eqsl_qsl_rcvd, eqsl_qslrdate, qsl_rcvd, qslrdate,
-                    qrzcom_qso_download_status, qrzcom_qso_download_date, clublog_qso_download_status, clublog_qso_download_date)
-   SELECT station_id, call, time_on, band, mode, CASE WHEN mode = 'MFSK' THEN 'FT4' END, 'JO62', 'DL1BEN',
-          CASE WHEN lotw THEN 'Y' ELSE 'N' END, CASE WHEN lotw THEN time_on::date + d1 END,
-          CASE WHEN eqsl THEN 'Y' ELSE 'N' END, CASE WHEN eqsl THEN time_on::date + d2 END,
-          CASE WHEN card THEN 'Y' ELSE 'N' END, CASE WHEN card AND r_undated >= 0.02 THEN time_on::date + d3 END,
-          CASE WHEN qrz THEN 'Y' ELSE 'N' END, CASE WHEN qrz THEN time_on::date + d4 END,
-          CASE WHEN clublog THEN 'Y' ELSE 'N' END, CASE WHEN clublog THEN time_on::date + d5 END
-     FROM (SELECT *, confirmed AND (l OR NOT (e OR c OR z OR b)) AS lotw, confirmed AND e AS eqsl, confirmed AND c AS card,
-                  confirmed AND z AS qrz, confirmed AND b AS clublog
-             FROM (SELECT ($1::int[])[1 + floor(random() * 3)::int] AS station_id,
-                          'K' || floor(random() * 20000)::int || 'X' AS call,
-                          timestamp '2015-01-01' + g * interval '5 minutes' AS time_on,
-                          (ARRAY['160m','80m','40m','30m','20m','17m','15m','12m','10m','6m','2m'])[1 + floor(random() * 11)::int] AS band,
-                          (ARRAY['CW','SSB','FT8','MFSK','RTTY'])[1 + floor(random() * 5)::int] AS mode,
-                          random() < 0.3 AS confirmed,
-                          random() < 0.7 AS l, random() < 0.4 AS e, random() < 0.15 AS c, random() < 0.25 AS z, random() < 0.35 AS b,
-                          floor(random() * 400)::int AS d1, floor(random() * 400)::int AS d2, floor(random() * 400)::int AS d3,
-                          floor(random() * 400)::int AS d4, floor(random() * 400)::int AS d5, random() AS r_undated
-                     FROM generate_series(1, $2::int) g) raw) flags`,
-  [stations, QSOS],
-);
-await client.query('COMMIT');
-client.release();
-await db.query('VACUUM ANALYZE qso');
+if (!kept) {
+  // One QSO every 5 minutes from 2015 on (time_on is unique, so the duplicate key never trips);
+  // 20,000 distinct calls; 30 % confirmed, each confirmed QSO by LoTW 70 %, eQSL 40 %, card 15 %,
+  // QRZ 25 %, Clublog 35 % (at least one), received 0–400 days after the QSO; 2 % of the cards
+  // received without a date.
+  const client = await db.connect();
+  await client.query('SELECT setseed(0.42)');
+  await client.query('BEGIN');
+  await beginQsoWrite(client, [userId]);
+  await client.query(
+    `INSERT INTO qso (station_id, call, time_on, band, mode, submode, gridsquare, operator,
+                      lotw_qsl_rcvd, lotw_qslrdate, eqsl_qsl_rcvd, eqsl_qslrdate, qsl_rcvd, qslrdate,
+                      qrzcom_qso_download_status, qrzcom_qso_download_date, clublog_qso_download_status, clublog_qso_download_date)
+     SELECT station_id, call, time_on, band, mode, CASE WHEN mode = 'MFSK' THEN 'FT4' END, 'JO62', 'DL1BEN',
+            CASE WHEN lotw THEN 'Y' ELSE 'N' END, CASE WHEN lotw THEN time_on::date + d1 END,
+            CASE WHEN eqsl THEN 'Y' ELSE 'N' END, CASE WHEN eqsl THEN time_on::date + d2 END,
+            CASE WHEN card THEN 'Y' ELSE 'N' END, CASE WHEN card AND r_undated >= 0.02 THEN time_on::date + d3 END,
+            CASE WHEN qrz THEN 'Y' ELSE 'N' END, CASE WHEN qrz THEN time_on::date + d4 END,
+            CASE WHEN clublog THEN 'Y' ELSE 'N' END, CASE WHEN clublog THEN time_on::date + d5 END
+       FROM (SELECT *, confirmed AND (l OR NOT (e OR c OR z OR b)) AS lotw, confirmed AND e AS eqsl, confirmed AND c AS card,
+                    confirmed AND z AS qrz, confirmed AND b AS clublog
+               FROM (SELECT ($1::int[])[1 + floor(random() * 3)::int] AS station_id,
+                            'K' || floor(random() * 20000)::int || 'X' AS call,
+                            timestamp '2015-01-01' + g * interval '5 minutes' AS time_on,
+                            (ARRAY['160m','80m','40m','30m','20m','17m','15m','12m','10m','6m','2m'])[1 + floor(random() * 11)::int] AS band,
+                            (ARRAY['CW','SSB','FT8','MFSK','RTTY'])[1 + floor(random() * 5)::int] AS mode,
+                            random() < 0.3 AS confirmed,
+                            random() < 0.7 AS l, random() < 0.4 AS e, random() < 0.15 AS c, random() < 0.25 AS z, random() < 0.35 AS b,
+                            floor(random() * 400)::int AS d1, floor(random() * 400)::int AS d2, floor(random() * 400)::int AS d3,
+                            floor(random() * 400)::int AS d4, floor(random() * 400)::int AS d5, random() AS r_undated
+                       FROM generate_series(1, $2::int) g) raw) flags`,
+    [stations, QSOS],
+  );
+  await client.query('COMMIT');
+  client.release();
+  await db.query('VACUUM ANALYZE qso');
+}
 const { rows: [shape] } = await db.query<{ qsos: number; confirmed: number; rows: number }>(
   `SELECT count(*)::int AS qsos,
           count(*) FILTER (WHERE 'Y' IN (lotw_qsl_rcvd, eqsl_qsl_rcvd, qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status))::int AS confirmed,
@@ -79,7 +85,7 @@ const { rows: [shape] } = await db.query<{ qsos: number; confirmed: number; rows
            + count(*) FILTER (WHERE qrzcom_qso_download_status = 'Y') + count(*) FILTER (WHERE clublog_qso_download_status = 'Y'))::int AS rows
      FROM qso`,
 );
-console.log(`generated ${shape!.qsos} QSOs (${((100 * shape!.confirmed) / shape!.qsos).toFixed(1)} % confirmed, ${shape!.rows} confirmation rows) in ${seconds(start).toFixed(0)} s`);
+console.log(`${kept ? 'kept' : 'generated'} ${shape!.qsos} QSOs (${((100 * shape!.confirmed) / shape!.qsos).toFixed(1)} % confirmed, ${shape!.rows} confirmation rows) in ${seconds(start).toFixed(0)} s`);
 
 // --- the EXPLAIN gist -----------------------------------------------------------------------
 /** Runs the query listConfirmations sends, as EXPLAIN ANALYZE (benchmark only: a stand-in pool). */
