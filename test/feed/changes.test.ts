@@ -4,6 +4,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createClub, createOperator } from '../helpers/fixtures.js';
 import { createStation } from '../../lib/accounts/stations.js';
 import { insertQsos } from '../helpers/qsoRows.js';
+import { lotwReport } from '../import/downloadFixtures.js';
 import { decodeCursor, encodeCursor } from '../../lib/qso/changeCursor.js';
 import { pruneChanges } from '../../lib/qso/changeRetention.js';
 import { beginQsoWriteForStations, inQsoTransaction } from '../../lib/qso/writeLock.js';
@@ -108,6 +109,25 @@ t.test('change feed', async (t) => {
     const home = (await follow(server, op.token, homeCursor, `&station_id=${op.stationId}`)).changes;
     t.same(home.map((x) => [x.change, x.id]), [['upsert', a], ['delete', b], ['upsert', d]], 'moved out of the filtered location: a delete there');
     t.equal(home[1]!.station_id, op.stationId);
+  });
+
+  t.test('a merged confirmation is an upsert in its confirmed state; the same report again adds nothing', async (t) => {
+    const f = await create('K1FFF', 6);
+    const { cursor } = await follow(server, op.token, null);
+    const adif = lotwReport(op.callsign, [{ call: 'K1FFF', date: '20240501', time: '1006', band: '20M', mode: 'CW' }]);
+    const apply = async () => {
+      const res = await server.request('/api/v2/qso', { method: 'POST', token: op.token, json: { import_type: 'adif', station_profile_id: op.stationId, adif } });
+      if (res.status !== 201) throw new Error(`the report answered ${res.status}: ${res.text}`);
+      return res.body.data as { confirmed: number; unchanged: number };
+    };
+    t.match(await apply(), { confirmed: 1, unchanged: 0 });
+    const merged = await follow(server, op.token, cursor);
+    t.same(merged.changes.map((x) => [x.change, x.id]), [['upsert', f]]);
+    t.match(merged.changes[0]!.qso, { lotw_qsl_rcvd: 'Y', lotw_qslrdate: '2024-03-15' }, 'as confirmed');
+    t.same(merged.changes[0]!.qso, (await server.request(`/api/v2/qso/${f}`, { token: op.token })).body.data);
+
+    t.match(await apply(), { confirmed: 0, unchanged: 1 });
+    t.same((await follow(server, op.token, merged.cursor)).changes, [], 'a report that changes nothing is no change');
   });
 
   t.test('deleting a location deletes its QSOs for the feed of the whole log', async (t) => {
