@@ -69,9 +69,14 @@ const COMPACT_STATIONS_PER_ROUND = 50;
 /** Only one process compacts at a time (others skip the round): first key of a two-key advisory lock. */
 const COMPACTION_LOCK: [number, number] = [0x51_0c, 0];
 
+/** The sum of the counts of `table`'s rows that `conditions` (on alias c) select, as `total`. */
+export function countsTotalSql(table: string, conditions: readonly string[]): string {
+  return `SELECT coalesce(sum(c.n), 0)::int AS total FROM ${table} c WHERE ${conditions.join(' AND ')}`;
+}
+
 /** The total of the buckets `conditions` select (on alias c, over qso_counts' columns). */
 export function bucketTotalSql(conditions: readonly string[]): string {
-  return `SELECT coalesce(sum(c.n), 0)::int AS total FROM qso_counts c WHERE ${conditions.join(' AND ')}`;
+  return countsTotalSql('qso_counts', conditions);
 }
 
 /**
@@ -80,7 +85,7 @@ export function bucketTotalSql(conditions: readonly string[]): string {
  * log: 174 rows against 6,619, 0.08 against 1.0 ms).
  */
 export function scopeTotalSql(scope: readonly string[]): string {
-  return `SELECT coalesce(sum(c.n), 0)::int AS total FROM qso_month_counts c WHERE ${scope.join(' AND ')}`;
+  return countsTotalSql('qso_month_counts', scope);
 }
 
 /**

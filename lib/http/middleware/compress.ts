@@ -39,25 +39,25 @@ export const compress: Middleware = async (ctx, next) => {
     ctx.set('Content-Encoding', 'gzip');
     if (body instanceof Readable) ctx.remove('Content-Length');
   };
+  let body: string | Buffer;
   if (ctx.body instanceof Readable) {
-    // A stream that ends within IN_ONE_CALL_BYTES (a page of 50 QSOs) is compressed in one call
-    // as a body in memory is; a longer one goes on through a gzip stream.
+    // A stream that ends within IN_ONE_CALL_BYTES (a page of 50 QSOs) is answered as a body in
+    // memory; a longer one goes on through a gzip stream.
     const stream = ctx.body;
     const head = await readHead(stream, IN_ONE_CALL_BYTES);
-    if (head.ended) {
-      const whole = Buffer.concat(head.chunks);
-      if (whole.length < MIN_BYTES) ctx.body = whole;
-      else answer(gzipSync(whole, { level: LEVEL }));
+    if (!head.ended) {
+      // A flush per write keeps a slow export's pieces moving instead of waiting for a full block.
+      const gzip = createGzip({ flush: constants.Z_SYNC_FLUSH, level: LEVEL });
+      for (const chunk of head.chunks) gzip.write(chunk);
+      pipeline(stream, gzip, () => undefined);
+      answer(gzip);
       return;
     }
-    // A flush per write keeps a slow export's pieces moving instead of waiting for a full block.
-    const gzip = createGzip({ flush: constants.Z_SYNC_FLUSH, level: LEVEL });
-    for (const chunk of head.chunks) gzip.write(chunk);
-    pipeline(stream, gzip, () => undefined);
-    answer(gzip);
-    return;
+    body = Buffer.concat(head.chunks);
+    ctx.body = body;
+  } else {
+    body = typeof ctx.body === 'string' || Buffer.isBuffer(ctx.body) ? ctx.body : JSON.stringify(ctx.body);
   }
-  const body = typeof ctx.body === 'string' || Buffer.isBuffer(ctx.body) ? ctx.body : JSON.stringify(ctx.body);
   const bytes = Buffer.byteLength(body);
   if (bytes < MIN_BYTES) return;
   if (bytes <= IN_ONE_CALL_BYTES) {

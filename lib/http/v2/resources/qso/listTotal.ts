@@ -69,10 +69,12 @@ function outsideSql(list: ListQuery, idBelow: number): Sql {
 }
 
 /**
- * The total's one statement (or 0 when the id bounds leave nothing), or null when an id bound
- * with band, mode or qsl_filter needs the smaller side chosen first.
+ * The total's one statement (or 0 without a query: the owner has no station location, or the id
+ * bounds leave nothing), or null when an id bound with band, mode or qsl_filter needs the
+ * smaller side chosen first.
  */
 function oneStatementTotal(list: ListQuery): Sql | 0 | null {
+  if (list.scope.stationIds.length === 0) return 0;
   const buckets = list.bucketFilterKinds.length > 0;
   if (list.callsign !== null) return countSql(list);
   const dated = list.days.from !== null || list.days.to !== null;
@@ -80,11 +82,6 @@ function oneStatementTotal(list: ListQuery): Sql | 0 | null {
   if (list.idBelow === null) return bucketSql(list);
   if (list.sinceId + 1 >= list.idBelow) return 0;
   return buckets ? null : idRangeSql(list, list.sinceId, list.idBelow);
-}
-
-/** oneStatementTotal, and 0 without a query when the owner has no station location. */
-function totalStatement(list: ListQuery): Sql | 0 | null {
-  return list.scope.stationIds.length === 0 ? 0 : oneStatementTotal(list);
 }
 
 /**
@@ -106,7 +103,7 @@ async function smallerSideTotal(client: Client, list: ListQuery): Promise<number
  * (the total took no statement or several).
  */
 export async function countTotalBindingPage(client: Client, list: ListQuery, page: Sql): Promise<{ total: number; copyText: string | null }> {
-  const statement = totalStatement(list);
+  const statement = oneStatementTotal(list);
   if (statement === 0) return { total: 0, copyText: null };
   if (statement === null) return { total: await smallerSideTotal(client, list), copyText: null };
   const { copyText, row } = await bindForCopy<{ total: number | string }>(client, page, statement);
