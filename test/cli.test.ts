@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { testDatabase } from './helpers/db.js';
 import { logbookBin } from './helpers/bin.js';
 
-
 t.test('operator command line', async (t) => {
   const db = await testDatabase(t);
   const env = { ...process.env, DATABASE_URL: db.url, LOGBOOK_QUIET: '1' };

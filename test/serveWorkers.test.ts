@@ -8,7 +8,6 @@ import { testDatabase } from './helpers/db.js';
 import { WORKER_V8_FLAGS } from '../lib/cli/serveProcesses.js';
 import { logbookBin } from './helpers/bin.js';
 
-
 /** A GET on a connection of its own: the cluster hands out connections, not requests. */
 function getStatus(url: string): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { freePort } from './redis.js';
 import { logbookBin } from './bin.js';
 
-
 export interface ApiProcess {
   url: string;
   /** Log lines printed so far, parsed. */

@@ -11,7 +11,6 @@ import { adifDocument, qso, qsoCount } from './helpers.js';
 import { lotwReport } from './downloadFixtures.js';
 import { logbookBin } from '../helpers/bin.js';
 
-
 t.test('logbook import and export', async (t) => {
   const db = await testDatabase(t);
   const op = await createOperator(db.pool, { callsign: 'DL1CLI' });

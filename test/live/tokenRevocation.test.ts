@@ -12,7 +12,6 @@ import { logbookBin } from '../helpers/bin.js';
 // with it stayed open, whatever happened to the API token it was minted from. Revoking that API
 // token now refuses the first and closes the second, on every worker.
 
-
 /** `logbook token revoke ID`, the operator's door, in a process of its own. */
 function revokeWithCli(databaseUrl: string, tokenId: number): Promise<string> {
   return new Promise((resolve, reject) => {

@@ -101,9 +101,9 @@ t.test('confirmations over v2', async (t) => {
   t.test('a report and an edit of the same QSO at once: both stay, whichever comes first, many rounds', async (t) => {
     // Each writes only its own columns, in one statement that re-reads the row it waits for: a
     // PATCH that wrote back the LoTW status it had read fails several of the rounds in every run.
-    const op = await createOperator(db);
     // The edit starts 0–30 ms after the report (seeded), so that across the rounds it lands
     // before, inside and after the report's transaction.
+    const op = await createOperator(db);
     let state = 7;
     const delay = (spread: number) => new Promise((resolve) => setTimeout(resolve, (state = (state * 48271) % 2147483647) % spread));
     for (let round = 0; round < 24; round++) {

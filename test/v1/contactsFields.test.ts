@@ -6,7 +6,6 @@ import { parseAdif } from '../../lib/adif/tokenizer.js';
 import { post, v1Key } from './helpers.js';
 import { logbookBin } from '../helpers/bin.js';
 
-
 // The fields Wavelog writes into get_contacts_adif records, from a location the CLI creates.
 t.test('get_contacts_adif records carry what the original writes', async (t) => {
   const server = await startTestServer(t);
