@@ -107,6 +107,22 @@ export function idRangeTotalSql(scopeOn: (alias: 'q' | 'c') => string, params: S
                 + (SELECT count(*) FROM qso q WHERE ${scopeOn('q')} AND q.id >= ${lastStart}::bigint AND q.id < ${below}::bigint))::int AS total`;
 }
 
+/**
+ * For the page at `offset` of a scope's QSOs in ascending id order, from qso_id_counts: the first
+ * id of the block the offset falls into, as `from_id` (the page reads id >= from_id), and
+ * `skipped`, the scope's QSOs in the blocks before it, so the page's own offset is `offset -
+ * skipped`: it skips fewer than ID_BLOCK ids' QSOs. Exact below the page's idBelow: the blocks
+ * before the chosen one lie below it whenever the page reaches any QSO (a block holding ids at
+ * or above idBelow is chosen at the latest). No row when the offset is beyond the last QSO.
+ * `scope`: the conditions on alias c; `offset` a bound placeholder.
+ */
+export function idSeekSql(scope: string, offset: string): string {
+  return `SELECT (s.block * ${ID_BLOCK})::text AS from_id, (s.upto - s.n)::int AS skipped
+            FROM (SELECT b.block, b.n, sum(b.n) OVER (ORDER BY b.block) AS upto
+                    FROM (SELECT c.block, sum(c.n) AS n FROM qso_id_counts c WHERE ${scope} GROUP BY c.block) b) s
+           WHERE s.upto > ${offset}::bigint ORDER BY s.block LIMIT 1`;
+}
+
 /** 'YYYY-MM-01' of a 'YYYY-MM-DD' day, and the first day of the month after. */
 const monthOf = (day: string): string => `${day.slice(0, 7)}-01`;
 function nextMonth(day: string): string {

@@ -7,6 +7,7 @@ import { seedQsos } from '../helpers/qsoRows.js';
 import { createStation } from '../../lib/accounts/stations.js';
 import { importAdif } from '../../lib/import/pipeline.js';
 import { compactQsoCounts } from '../../lib/qso/counts.js';
+import { beginQsoWriteForStations } from '../../lib/qso/writeLock.js';
 
 /**
  * `count` QSOs at random times over six years, some sharing a time_on (ids decide those), on
@@ -40,6 +41,14 @@ t.test('deep pages start from their month and are the same pages as a plain OFFS
   await seedQsos(db, [op.stationId], seedSql(14000), [op.stationId, 'H', 'DL1DEP']);
   await seedQsos(db, [portable], seedSql(6000), [portable, 'P', 'DL1DEP']);
   await seedQsos(db, [other.stationId], seedSql(3000), [other.stationId, 'O', 'DL2DEP']);
+  // A club station whose member logged 11,000 of its 15,000 QSOs, interleaved in id order with
+  // the other operator's, so that the member's deep pages count only theirs.
+  const club = await createClub(db, 'DL0DEP');
+  const member = await club.memberToken(3, 'DL2MEM');
+  for (let round = 0; round < 4; round++) {
+    await seedQsos(db, [club.clubStationId], seedSql(2750), [club.clubStationId, `M${round}`, member.callsign]);
+    await seedQsos(db, [club.clubStationId], seedSql(1000), [club.clubStationId, `N${round}`, 'DL9OTH']);
+  }
 
   const expected = async (stations: number[], perPage: number, page: number, condition = 'true') =>
     (await db.query<{ id: number }>(
@@ -52,7 +61,31 @@ t.test('deep pages start from their month and are the same pages as a plain OFFS
     return { ids: (res.body.data as Array<{ id: number }>).map((qso) => qso.id), meta: res.body.meta };
   };
 
+  // ADIF pages go by ascending id (SPEC); their records name their QSOs by CALL, unique here.
+  const expectedCalls = async (stations: number[], perPage: number, page: number, condition = 'true') =>
+    (await db.query<{ call: string }>(
+      `SELECT call FROM qso WHERE station_id = ANY($1) AND ${condition} ORDER BY id LIMIT $2 OFFSET $3`,
+      [stations, perPage, (page - 1) * perPage],
+    )).rows.map((row) => row.call);
+  const adifCalls = async (query: string, token = op.token) => {
+    const res = await server.request(`/api/v2/qso?format=adif&${query}`, { token });
+    t.equal(res.status, 200);
+    return [...String(res.body.data.adif ?? '').matchAll(/<CALL:\d+>([^<\s]*)/g)].map((match) => match[1]);
+  };
+
   const check = async (label: string) => {
+    // ADIF by page: from offset 10,000 on a page starts from its block of ids (qso_id_counts).
+    for (const [perPage, page] of [[1000, 11], [1000, 19], [7, 1500], [5000, 3], [3000, 7], [1000, 21]] as const) {
+      t.same(await adifCalls(`per_page=${perPage}&page=${page}`), await expectedCalls([op.stationId, portable], perPage, page), `${label}: ADIF per_page ${perPage}, page ${page}`);
+    }
+    t.same(await adifCalls(`station_id=${op.stationId}&per_page=100&page=120`), await expectedCalls([op.stationId], 100, 120), `${label}: ADIF, one location`);
+    t.same(await adifCalls('band=20m&per_page=100&page=60'), await expectedCalls([op.stationId, portable], 100, 60, "band = '20m'"), `${label}: ADIF with a filter`);
+    for (const [perPage, page] of [[1000, 11], [100, 105], [3, 3500]] as const) {
+      t.same(await adifCalls(`per_page=${perPage}&page=${page}`, member.token), await expectedCalls([club.clubStationId], perPage, page, `operator = '${member.callsign}'`), `${label}: a club member's ADIF page ${page}`);
+      const res = await server.request(`/api/v2/qso?per_page=${perPage}&page=${page}`, { token: member.token });
+      const ids = (res.body.data as Array<{ id: number }>).map((qso) => qso.id);
+      t.same(ids, await expected([club.clubStationId], perPage, page, `operator = '${member.callsign}'`), `${label}: a club member's page ${page}`);
+    }
     for (const [perPage, page] of [[50, 201], [100, 150], [7, 1500], [50, 399], [50, 400], [5000, 4], [50, 401]] as const) {
       const got = await pageIds(`per_page=${perPage}&page=${page}`);
       t.same(got.ids, await expected([op.stationId, portable], perPage, page), `${label}: per_page ${perPage}, page ${page}`);
@@ -87,6 +120,8 @@ t.test('deep pages start from their month and are the same pages as a plain OFFS
   await seedQsos(db, [op.stationId], `UPDATE qso SET time_on = time_on - interval '400 days' WHERE id IN (SELECT id FROM qso WHERE station_id = $1 ORDER BY random() LIMIT 700)`, [op.stationId]);
   await seedQsos(db, [portable], 'DELETE FROM qso WHERE id IN (SELECT id FROM qso WHERE station_id = $1 ORDER BY random() LIMIT 300)', [portable]);
   await seedQsos(db, [op.stationId, portable], 'UPDATE qso SET station_id = $2 WHERE id IN (SELECT id FROM qso WHERE station_id = $1 ORDER BY random() LIMIT 200)', [op.stationId, portable]);
+  await seedQsos(db, [club.clubStationId], 'UPDATE qso SET operator = $2 WHERE id IN (SELECT id FROM qso WHERE station_id = $1 AND operator <> $2 ORDER BY random() LIMIT 300)', [club.clubStationId, member.callsign]);
+  await seedQsos(db, [club.clubStationId], 'DELETE FROM qso WHERE id IN (SELECT id FROM qso WHERE station_id = $1 AND operator = $2 ORDER BY random() LIMIT 400)', [club.clubStationId, member.callsign]);
   await seedQsos(db, [op.stationId], "UPDATE qso SET lotw_qsl_rcvd = 'Y', band = '40m' WHERE id IN (SELECT id FROM qso WHERE station_id = $1 ORDER BY random() LIMIT 900)", [op.stationId]);
   await check('after moves in time, deletes, moves between locations, confirmations and band changes');
   const dated = async (query: string, where: string, values: unknown[]) => {
@@ -108,6 +143,25 @@ t.test('deep pages start from their month and are the same pages as a plain OFFS
   const beyond = await pageIds('per_page=50&page=1000');
   t.same(beyond.ids, [], 'a page beyond the end is empty');
   t.equal(beyond.meta.total, 19700);
+
+  // A writer still running holds the ADIF pages' cut (they stop below the ids it may commit),
+  // while QSOs committed after it, with higher ids, fill the id blocks from the cut's block on:
+  // the pages near the cut are still those of a plain OFFSET over the ids below it.
+  const held = await db.connect();
+  try {
+    await held.query('BEGIN');
+    await beginQsoWriteForStations(held, [portable]);
+    const { rows: [first] } = await held.query<{ id: number }>(`${seedSql(1)} RETURNING id`, [portable, 'W', 'DL1DEP']);
+    await seedQsos(db, [op.stationId], seedSql(6000), [op.stationId, 'L', 'DL1DEP']);
+    const below = `id < ${first!.id}`;
+    const { rows: [cut] } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM qso WHERE station_id = ANY($1) AND ${below}`, [[op.stationId, portable]]);
+    for (const [perPage, page] of [[1000, Math.ceil(cut!.n / 1000)], [7, Math.ceil(cut!.n / 7)], [7, Math.ceil(cut!.n / 7) - 3], [100, Math.ceil(cut!.n / 100) + 1]]) {
+      t.same(await adifCalls(`per_page=${perPage}&page=${page}`), await expectedCalls([op.stationId, portable], perPage, page, below), `ADIF page ${page} of ${perPage} below a running writer`);
+    }
+  } finally {
+    await held.query('ROLLBACK');
+    held.release();
+  }
 });
 
 t.test('month counts stay exact, per bucket, under concurrent writers', async (t) => {

@@ -4,6 +4,7 @@ import { exportHeader } from '../../../../export/query.js';
 import { listMeta, pageSql, type ListQuery } from './listQuery.js';
 import { answerListPage } from './listPage.js';
 import { adifListEnvelope } from './adifListStream.js';
+import { pageSeek } from './deepPage.js';
 
 /** The export's rows carry their station location, which fills the MY_* fields. */
 const EXPORT_OUTPUT = { select: EXPORT_SELECT_LIST, joins: 'JOIN stations s ON s.id = q.station_id' };
@@ -13,12 +14,13 @@ const EXPORT_OUTPUT = { select: EXPORT_SELECT_LIST, joins: 'JOIN stations s ON s
  * document in ascending id order, streamed into the response as the export streams a file:
  * the page is a `COPY (SELECT …) TO STDOUT` in the list's snapshot (answerListPage), and each
  * piece of COPY output becomes ADIF records (lib/export) and then JSON string text. The COPY's
- * values are transaction-local settings (COPY takes no bound parameters). `lastfetchedid` is the
- * highest id of the page, or since_id when the page is empty, ready to be sent back as since_id.
+ * values are transaction-local settings (COPY takes no bound parameters); a deep page starts from
+ * its block of ids. `lastfetchedid` is the highest id of the page, or since_id when the page is
+ * empty, ready to be sent back as since_id.
  */
 export function adifList(request: RequestContext, list: ListQuery): Promise<undefined> {
   return answerListPage(request, list, {
-    query: async () => pageSql(list, EXPORT_OUTPUT),
+    query: async (client) => pageSql(list, EXPORT_OUTPUT, await pageSeek(client, list)),
     // NULL as empty, as the export writes it.
     nullAsEmpty: true,
     envelope: (total) => adifListEnvelope(exportHeader(), list.sinceId, ({ exported }) => ({ ...request.meta, ...listMeta(list, exported, total) })),

@@ -144,15 +144,14 @@ export function where(list: ListQuery, params: SqlParams): string {
 }
 
 /**
- * Where a deep page of the time-ordered list starts instead of skipping from the newest QSO
- * (deepPage.ts): only QSOs with time_on below `below`, and from `above` on when it is not null,
- * of which the page skips `offset - skipped`.
+ * Where a deep page starts instead of skipping from the first QSO of its order (deepPage.ts),
+ * of which it then skips `offset - skipped`. Newest first: only QSOs with time_on below `below`,
+ * and from `above` on when it is not null. Ascending ids: only QSOs with id >= `fromId` (a
+ * bigint as text).
  */
-export interface PageSeek {
-  below: string;
-  skipped: number;
-  above: string | null;
-}
+export type PageSeek =
+  | { order: 'time'; below: string; skipped: number; above: string | null }
+  | { order: 'id'; fromId: string; skipped: number };
 
 /** What a page query reads for each QSO (qso aliased q), and what it joins for that. */
 export interface PageOutput {
@@ -174,11 +173,13 @@ export function pageSql(list: ListQuery, output: PageOutput = QSO_OBJECT_OUTPUT,
   const order = (alias: string) => (byTime ? `${alias}time_on DESC, ${alias}id DESC` : `${alias}id`);
   const perPage = list.pagination.perPage;
   let offset = list.pagination.offset;
-  if (seek !== null && byTime) {
+  if (seek?.order === 'time') {
     conditions += ` AND q.time_on < ${params.add(seek.below)}::timestamp`;
     if (seek.above !== null) conditions += ` AND q.time_on >= ${params.add(seek.above)}::timestamp`;
-    offset -= seek.skipped;
+  } else if (seek?.order === 'id') {
+    conditions += ` AND q.id >= ${params.add(seek.fromId)}::bigint`;
   }
+  if (seek !== null) offset -= seek.skipped;
   // Cast: the ADIF page hands its values over as settings (text) for its COPY.
   const limit = `${params.add(perPage)}::bigint`;
   const stations = list.scope.stationIds;
