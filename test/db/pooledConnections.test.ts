@@ -1,0 +1,60 @@
+import t from 'tap';
+import pg from 'pg';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CONNECTION_WARM_UP, openDatabase } from '../../lib/db/database.js';
+import { createLogger } from '../../lib/log.js';
+import { testDatabase } from '../helpers/db.js';
+
+/** The backends of connections checked out together (so each is a connection of its own), released again. */
+async function openConnections(pool: pg.Pool, count: number): Promise<number[]> {
+  const clients = await Promise.all(Array.from({ length: count }, () => pool.connect()));
+  const pids = clients.map((client) => (client as pg.PoolClient & { processID: number }).processID);
+  for (const client of clients) client.release();
+  return pids;
+}
+
+t.test("every pooled connection's first statement is the malloc warm-up", async (t) => {
+  const base = await testDatabase(t);
+  const db = await openDatabase({ logger: createLogger({}, true), url: base.url, migrate: false });
+  t.teardown(() => db.close());
+  const observer = new pg.Client({ connectionString: base.url });
+  await observer.connect();
+  t.teardown(() => observer.end());
+  for (const [name, pool] of [['pool', db.pool], ['bulkPool', db.bulkPool]] as const) {
+    // Checked out and released without a statement of their own: the last statement each
+    // backend ran is the warm-up, once it has run.
+    const pids = await openConnections(pool, 2);
+    let rows: Array<{ state: string; query: string }> = [];
+    for (let attempt = 0; attempt < 50; attempt++) {
+      ({ rows } = await observer.query('SELECT state, query FROM pg_stat_activity WHERE pid = ANY($1) ORDER BY pid', [pids]));
+      if (rows.length === pids.length && rows.every((row) => row.state === 'idle')) break;
+      await sleep(20);
+    }
+    t.same(rows, pids.map(() => ({ state: 'idle', query: CONNECTION_WARM_UP })), `${name}: each connection ran the warm-up`);
+  }
+});
+
+t.test('a pool keeps two connections open however long it stays idle, and closes the others', async (t) => {
+  const base = await testDatabase(t);
+  const db = await openDatabase({ logger: createLogger({}, true), url: base.url, migrate: false, idleTimeoutMs: 100 });
+  t.teardown(() => db.close());
+  const observer = new pg.Client({ connectionString: base.url });
+  await observer.connect();
+  t.teardown(() => observer.end());
+  for (const [name, pool] of [['pool', db.pool], ['bulkPool', db.bulkPool]] as const) {
+    const pids = await openConnections(pool, 4);
+    t.equal(new Set(pids).size, 4, `${name}: four connections at once`);
+    // Well past the idle timeout; a closed connection's backend exits a moment after.
+    await sleep(500);
+    let rows: Array<{ pid: number }> = [];
+    for (let attempt = 0; attempt < 50; attempt++) {
+      ({ rows } = await observer.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE pid = ANY($1)', [pids]));
+      if (rows.length <= 2) break;
+      await sleep(50);
+    }
+    t.equal(pool.totalCount, 2, `${name}: two left after the idle timeout`);
+    t.equal(rows.length, 2, `${name}: the others' backends are gone`);
+    const again = await openConnections(pool, 2);
+    t.same(again.sort(), rows.map((row) => row.pid).sort(), `${name}: the next requests use the backends kept`);
+  }
+});
