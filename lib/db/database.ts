@@ -45,16 +45,17 @@ export interface OpenOptions {
 export const CONNECTION_OPTIONS = '-c max_parallel_workers_per_gather=0';
 
 /**
- * The first statement of every connection: its backend allocates and frees 1 MB. PostgreSQL's
- * memory contexts return what a statement's planning used to glibc's malloc, which gives the top
- * of its heap back to the kernel beyond a trim threshold of 128 kB, so the next statement faults
- * every page in again: a third of the backend's time for the confirmation list's fifteen-branch
- * page (about 12 ms of CPU per request instead of 3.7). A freed chunk of 1 MB, which malloc had
- * to map on its own, raises its thresholds for the backend's life (mmap to 1 MB, trim to 2 MB;
- * glibc's dynamic threshold), so a backend keeps at most 2 MB more. Elsewhere (another C
- * library) it is a string of 1 MB, built and dropped once per connection.
+ * The first statement of every connection: its backend allocates and frees 2 MB. PostgreSQL's
+ * memory contexts return what a statement used (its planning, a COPY's rows) to glibc's malloc,
+ * which gives the top of its heap back to the kernel beyond a trim threshold of 128 kB, so the
+ * next statement faults every page in again: 12 ms of backend CPU per confirmation page (its
+ * fifteen-branch plan) instead of 3.7, 15 ms per ADIF page of 1,000 records instead of 9. A
+ * freed chunk of 2 MB, which malloc had to map on its own, raises its thresholds for the
+ * backend's life (mmap to 2 MB, trim to 4 MB; glibc's dynamic threshold; 1 MB was too little
+ * for the ADIF page), so a backend keeps at most 4 MB more. Elsewhere (another C library) it is
+ * a string of 2 MB, built and dropped once per connection.
  */
-export const CONNECTION_WARM_UP = "SELECT length(repeat('x', 1048576))";
+export const CONNECTION_WARM_UP = "SELECT length(repeat('x', 2097152))";
 
 /**
  * Connections a pool keeps however long it stays idle (the others close after idleTimeoutMs). A
