@@ -26,7 +26,8 @@ export async function pageSeek(client: Pick<pg.PoolClient, 'query'>, list: ListQ
   const params = new SqlParams();
   if (list.format === 'adif') {
     if (list.bucketFilterKinds.length > 0 || list.days.from !== null || list.days.to !== null) return null;
-    const { rows } = await client.query<{ from_id: string; skipped: number }>(idSeekSql(scopeConditions(list.scope, params, 'c').join(' AND '), params.add(offset)), params.values);
+    const scope = scopeConditions(list.scope, params, 'c').join(' AND ');
+    const { rows } = await client.query<{ from_id: string; skipped: number }>(idSeekSql(scope, params.add(offset)), params.values);
     return rows[0] ? { order: 'id', fromId: rows[0].from_id, skipped: rows[0].skipped } : null;
   }
   const months = monthRowsSql(bucketScopeOn(list, params), params, list.days.from, list.days.to, monthCountsTable(list.bucketFilterKinds));
