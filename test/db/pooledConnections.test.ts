@@ -1,7 +1,7 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CONNECTION_WARM_UP, openDatabase } from '../../lib/db/database.js';
+import { CONNECTION_WARM_UP, openDatabase, type Database, type OpenOptions } from '../../lib/db/database.js';
 import { createLogger } from '../../lib/log.js';
 import { testDatabase } from '../helpers/db.js';
 
@@ -13,13 +13,19 @@ async function openConnections(pool: pg.Pool, count: number): Promise<number[]> 
   return pids;
 }
 
-t.test("every pooled connection's first statement is the malloc warm-up", async (t) => {
+/** The database's pools, opened with `options`, and a connection of its own that watches their backends. */
+async function poolsAndObserver(t: Test, options: Partial<OpenOptions> = {}): Promise<{ db: Database; observer: pg.Client }> {
   const base = await testDatabase(t);
-  const db = await openDatabase({ logger: createLogger({}, true), url: base.url, migrate: false });
+  const db = await openDatabase({ logger: createLogger({}, true), url: base.url, migrate: false, ...options });
   t.teardown(() => db.close());
   const observer = new pg.Client({ connectionString: base.url });
   await observer.connect();
   t.teardown(() => observer.end());
+  return { db, observer };
+}
+
+t.test("every pooled connection's first statement is the malloc warm-up", async (t) => {
+  const { db, observer } = await poolsAndObserver(t);
   for (const [name, pool] of [['pool', db.pool], ['bulkPool', db.bulkPool]] as const) {
     // Checked out and released without a statement of their own: the last statement each
     // backend ran is the warm-up, once it has run.
@@ -35,12 +41,7 @@ t.test("every pooled connection's first statement is the malloc warm-up", async 
 });
 
 t.test('a pool keeps two connections open however long it stays idle, and closes the others', async (t) => {
-  const base = await testDatabase(t);
-  const db = await openDatabase({ logger: createLogger({}, true), url: base.url, migrate: false, idleTimeoutMs: 100 });
-  t.teardown(() => db.close());
-  const observer = new pg.Client({ connectionString: base.url });
-  await observer.connect();
-  t.teardown(() => observer.end());
+  const { db, observer } = await poolsAndObserver(t, { idleTimeoutMs: 100 });
   for (const [name, pool] of [['pool', db.pool], ['bulkPool', db.bulkPool]] as const) {
     const pids = await openConnections(pool, 4);
     t.equal(new Set(pids).size, 4, `${name}: four connections at once`);
