@@ -3,13 +3,16 @@
  * them confirmed by one to five types. Built with INSERT … SELECT generate_series in a
  * throw-away database (dropped at the end unless --keep), then measured over HTTP against a
  * `logbook serve` process (needs `npm run build`), sequential requests, p50 / p99 per scenario
- * beside the cheapest QSO read's; the EXPLAIN of the page query for
- * page 1 and the deep page is printed for docs/api-v2/confirmation.md.
+ * beside the cheapest QSO read's, and the CPU each request costs the server and the database
+ * (benchmarks/lib/cpuMeter.ts); then page 1 after quiet spells. The EXPLAIN of the page query
+ * for page 1 and the deep page is printed for docs/api-v2/confirmation.md.
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/confirmation.ts [--qsos 1000000] [--runs 100] [--keep | --reuse <database>]
  */
 import type pg from 'pg';
-import { LIST_LATENCY_HEAD, listLatencyRow, measureList, numberOption, scratchDatabase, secondsSince } from './lib/scratch.js';
+import { LIST_LATENCY_HEAD, databaseName, listLatencyRow, measureList, numberOption, scratchDatabase, secondsSince, timedGet } from './lib/scratch.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CpuMeter } from './lib/cpuMeter.js';
 import { startServe } from './lib/serveProcess.js';
 import { cpus } from 'node:os';
 import { createUser } from '../lib/accounts/users.js';
@@ -112,6 +115,7 @@ console.log('\nEXPLAIN, page 1000 (per_page 100, offset 99,900):\n' + (await exp
 // --- latency over HTTP ----------------------------------------------------------------------
 // Against `logbook serve` as `npm start` runs it (a worker per core), as benchmarks/qso-list.ts.
 const server = await startServe(database.url, { workers: cpus().length });
+const meter = CpuMeter.available() ? new CpuMeter(server.pid, databaseName(database.url)) : null;
 console.log(`\nserved by logbook serve --workers ${cpus().length}`);
 const { rows: [busy] } = await db.query<{ call: string }>('SELECT call FROM qso GROUP BY call ORDER BY count(*) DESC LIMIT 1');
 const scenarios: Array<[string, string]> = [
@@ -132,9 +136,20 @@ const scenarios: Array<[string, string]> = [
 const { rows: [newest] } = await db.query<{ id: number }>('SELECT max(id) AS id FROM qso WHERE station_id = $1', [stations[0]]);
 console.log(`\n${LIST_LATENCY_HEAD}`);
 for (const [label, query] of scenarios) {
-  const latency = await measureList(`${server.url}/api/v2/confirmation${query}`, `${server.url}/api/v2/qso/${newest!.id}`, { authorization: `Bearer ${token}` }, RUNS, 4);
+  const latency = await measureList(`${server.url}/api/v2/confirmation${query}`, `${server.url}/api/v2/qso/${newest!.id}`, { authorization: `Bearer ${token}` }, RUNS, 4, meter);
   console.log(listLatencyRow(label, latency));
 }
+
+// After a quiet spell (longer than the pools' idle timeout of 10 s and the server's keep-alive
+// of 5 s), as a logger that asks now and then meets the server: the first request, each time.
+const QUIET_SECONDS = 12;
+const afterQuiet: string[] = [];
+for (let round = 0; round < 3; round++) {
+  await sleep(QUIET_SECONDS * 1000);
+  afterQuiet.push((await timedGet(`${server.url}/api/v2/confirmation`, { authorization: `Bearer ${token}` })).ms.toFixed(1));
+}
+console.log(`
+page 1, the first request after ${QUIET_SECONDS} s without requests (three times): ${afterQuiet.join(', ')} ms`);
 
 await server.stop();
 await database.dispose();

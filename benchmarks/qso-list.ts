@@ -3,7 +3,8 @@
  * owner (two station locations, 900k + 100k) and 1M of another user, interleaved in the table as
  * a shared server would hold them. Built with one INSERT … SELECT generate_series in a
  * throw-away database (dropped at the end unless --keep), then measured over HTTP against the
- * real server: sequential list requests, p50 / p99 per scenario; then single creates from 32
+ * real server: sequential list requests, p50 / p99 per scenario and the CPU each costs the
+ * server and the database (benchmarks/lib/cpuMeter.ts); then single creates from 32
  * concurrent clients, 10 % of them duplicates. Prints the EXPLAIN of each list query for
  * docs/api-v2/qso.md with --explain.
  *
@@ -12,9 +13,10 @@
  */
 import { buildConfig } from '../lib/config.js';
 import { createLogger } from '../lib/log.js';
-import { LIST_LATENCY_HEAD, listLatencyRow, measureList, numberOption, timedGet, percentile, scratchDatabase, secondsSince } from './lib/scratch.js';
+import { LIST_LATENCY_HEAD, databaseName, listLatencyRow, measureList, numberOption, timedGet, percentile, scratchDatabase, secondsSince } from './lib/scratch.js';
 import { dataDir, runCli } from './import.js';
 import { startServe } from './lib/serveProcess.js';
+import { CpuMeter } from './lib/cpuMeter.js';
 import { mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cpus } from 'node:os';
@@ -114,9 +116,10 @@ const headers = { authorization: `Bearer ${token}` };
   // measured does not pay for their compilation of the list code (page 1 ran 13 ms p50 first
   // against 6-9 ms for the pages after it).
   for (const [, query] of scenarios) for (let i = 0; i < 5; i++) await timedGet(`${listServer.url}/api/v2/qso${query}`, headers);
+  const meter = CpuMeter.available() ? new CpuMeter('pid' in listServer ? listServer.pid : null, databaseName(database.url)) : null;
   console.log(`\n${LIST_LATENCY_HEAD}`);
   for (const [label, query] of scenarios) {
-    console.log(listLatencyRow(label, await measureList(`${listServer.url}/api/v2/qso${query}`, ceilingUrl, headers, RUNS)));
+    console.log(listLatencyRow(label, await measureList(`${listServer.url}/api/v2/qso${query}`, ceilingUrl, headers, RUNS, 3, meter)));
   }
   await ('close' in listServer ? listServer.close() : listServer.stop());
 }

@@ -1,3 +1,4 @@
+import type { CpuMeter } from './cpuMeter.js';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../lib/db/database.js';
 import { createLogger } from '../../lib/log.js';
@@ -57,6 +58,11 @@ export async function scratchDatabase(label: string): Promise<ScratchDatabase> {
   };
 }
 
+/** The database a connection URL names. */
+export function databaseName(url: string): string {
+  return decodeURIComponent(new URL(url).pathname.slice(1));
+}
+
 /** One GET over HTTP, answered 200 with JSON: its body and how long it took, in milliseconds. */
 export async function timedGet<T>(url: string, headers: Record<string, string>): Promise<{ body: T; ms: number }> {
   const begin = process.hrtime.bigint();
@@ -72,6 +78,8 @@ export interface ListLatency {
   p99: number;
   /** The ceiling's latencies, taken between the list's. */
   ceiling: { p50: number; p99: number };
+  /** CPU per list request, ms (the ceiling's excluded): the server's processes and the database's backends. */
+  cpu: { server: number | null; database: number } | null;
 }
 
 /**
@@ -80,7 +88,9 @@ export interface ListLatency {
  * warm-up pairs, then `runs` timed pairs in sequence; p50/p99 in milliseconds and the last
  * answer's pagination meta.
  */
-export async function measureList(url: string, ceilingUrl: string, headers: Record<string, string>, runs: number, warmups = 3): Promise<ListLatency> {
+export async function measureList(
+  url: string, ceilingUrl: string, headers: Record<string, string>, runs: number, warmups = 3, meter: CpuMeter | null = null,
+): Promise<ListLatency> {
   for (let i = 0; i < warmups; i++) {
     await timedGet(url, headers);
     await timedGet(ceilingUrl, headers);
@@ -88,20 +98,35 @@ export async function measureList(url: string, ceilingUrl: string, headers: Reco
   let meta = { count: 0, total: 0 };
   const lists: number[] = [];
   const ceilings: number[] = [];
+  const cpu: { server: number | null; database: number } = { server: 0, database: 0 };
   for (let i = 0; i < runs; i++) {
+    // Sampled around the list request alone, outside its timing.
+    const before = meter?.sample();
     const list = await timedGet<{ meta: typeof meta }>(url, headers);
+    const after = meter?.sample();
+    if (before && after) {
+      cpu.server = before.server === null || after.server === null || cpu.server === null ? null : cpu.server + after.server - before.server;
+      cpu.database += after.database - before.database;
+    }
     lists.push(list.ms);
     meta = list.body.meta;
     ceilings.push((await timedGet(ceilingUrl, headers)).ms);
   }
   lists.sort((a, b) => a - b);
   ceilings.sort((a, b) => a - b);
-  return { meta, p50: percentile(lists, 50), p99: percentile(lists, 99), ceiling: { p50: percentile(ceilings, 50), p99: percentile(ceilings, 99) } };
+  return {
+    meta,
+    p50: percentile(lists, 50),
+    p99: percentile(lists, 99),
+    ceiling: { p50: percentile(ceilings, 50), p99: percentile(ceilings, 99) },
+    cpu: meter === null ? null : { server: cpu.server === null ? null : cpu.server / runs, database: cpu.database / runs },
+  };
 }
 
-/** A ListLatency as the benchmarks' table row: scenario, rows / total, p50, p99, the ceiling's p50 / p99, the p99's ratio to it. */
-export function listLatencyRow(label: string, { meta, p50, p99, ceiling }: ListLatency): string {
-  return `| ${label} | ${meta.count} / ${meta.total} | ${p50.toFixed(1)} | ${p99.toFixed(1)} | ${ceiling.p50.toFixed(1)} / ${ceiling.p99.toFixed(1)} | ${(p99 / ceiling.p99).toFixed(2)} |`;
+/** A ListLatency as the benchmarks' table row: scenario, rows / total, p50, p99, the ceiling's p50 / p99, the p99's ratio to it, CPU per request. */
+export function listLatencyRow(label: string, { meta, p50, p99, ceiling, cpu }: ListLatency): string {
+  const cpuCells = cpu === null ? 'n/a' : `${cpu.server === null ? 'n/a' : cpu.server.toFixed(1)} / ${cpu.database.toFixed(1)}`;
+  return `| ${label} | ${meta.count} / ${meta.total} | ${p50.toFixed(1)} | ${p99.toFixed(1)} | ${ceiling.p50.toFixed(1)} / ${ceiling.p99.toFixed(1)} | ${(p99 / ceiling.p99).toFixed(2)} | ${cpuCells} |`;
 }
 
-export const LIST_LATENCY_HEAD = '| scenario | rows / total | p50 ms | p99 ms | ceiling p50 / p99 ms | p99 / ceiling\'s |\n|---|---|---|---|---|---|';
+export const LIST_LATENCY_HEAD = '| scenario | rows / total | p50 ms | p99 ms | ceiling p50 / p99 ms | p99 / ceiling\'s | CPU ms per request: server / database |\n|---|---|---|---|---|---|---|';
