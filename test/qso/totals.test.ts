@@ -167,4 +167,14 @@ t.test('list totals from the counts stay exact under concurrent writers', async 
     await count("station_id = $1 AND operator = $2 AND lotw_qsl_rcvd = 'Y' AND lotw_qslrdate IS NOT NULL", [club.clubStationId, member.callsign]),
     "a club member's confirmations are their own");
   t.ok(await total('') > 0);
+
+  // A location emptied: once folded, no count table keeps a bucket of it at zero.
+  const { rowCount: emptied } = await seedQsos(db, [second], 'DELETE FROM qso WHERE station_id = $1', [second]);
+  t.ok(emptied! > 0, 'the location had QSOs');
+  await compactQsoCounts(db, 0);
+  t.same(await countTableMismatches(db), [], 'after emptying a location, every row of every count table');
+  const tables = ['qso_counts', 'qso_id_counts', 'qso_month_counts', 'qso_month_bucket_counts', 'qso_month_band_counts',
+    'qso_month_mode_counts', 'qso_month_qsl_counts', 'qso_confirmation_month_counts'];
+  const left = await db.query<{ rows: number }>(`SELECT count(*)::int AS rows FROM (${tables.map((table) => `SELECT n FROM ${table} WHERE station_id = $1`).join(' UNION ALL ')}) c`, [second]);
+  t.equal(left.rows[0]!.rows, 0, 'the emptied location has no rows of counts left');
 });
