@@ -24,6 +24,7 @@ import { createUser } from '../lib/accounts/users.js';
 import type { Database } from '../lib/db/database.js';
 import { loadImportStation } from '../lib/import/enrich.js';
 import { insertOneQso } from '../lib/import/insertOne.js';
+import { InsertBatcher } from '../lib/import/insertBatcher.js';
 import { RecordProcessor } from '../lib/import/recordProcessor.js';
 import { AdifRowsTransform } from '../lib/import/rowStreams.js';
 import { INSERT_COLUMNS, MATCH_COLUMNS } from '../lib/import/rowValues.js';
@@ -243,6 +244,7 @@ function observeImport(db: pg.Pool, otherStationId: number): { stop(): Promise<O
   let running = true;
   const loop = (async () => {
     const otherStation = await loadImportStation(db, otherStationId);
+    const inserts = new InsertBatcher(db);
     while (running) {
       const { rows } = await db.query<{ lock: string }>(
         `SELECT DISTINCT CASE WHEN l.locktype = 'advisory' THEN 'advisory lock'
@@ -260,7 +262,7 @@ function observeImport(db: pg.Pool, otherStationId: number): { stop(): Promise<O
       for (const row of rows) observation.locks.add(row.lock);
       const started = process.hrtime.bigint();
       const call = `DL${observation.writes}OBS`;
-      await insertOneQso(db, { CALL: call, QSO_DATE: '20240101', TIME_ON: '1200', BAND: '20m', MODE: 'CW' }, otherStation, { frequencyUnit: 'MHz' });
+      await insertOneQso(inserts, { CALL: call, QSO_DATE: '20240101', TIME_ON: '1200', BAND: '20m', MODE: 'CW' }, otherStation, { frequencyUnit: 'MHz' });
       observation.maxWriteMs = Math.max(observation.maxWriteMs, Number(process.hrtime.bigint() - started) / 1e6);
       observation.writes++;
       await new Promise((resolve) => setTimeout(resolve, 200));

@@ -18,6 +18,7 @@ import { createApp } from './http/app.js';
 import { createPublisher } from './live/publisher.js';
 import { listenForRevocations, type RevocationListener } from './live/revocationListener.js';
 import type { ResourceDefinition } from './http/v2/resource.js';
+import { InsertBatcher } from './import/insertBatcher.js';
 import { ImportJobs } from './import/jobs/jobRunner.js';
 import { logbookHome } from './db/embedded.js';
 import { prepareSpoolFolder } from './http/spool.js';
@@ -61,6 +62,7 @@ export function createServices(options: ServiceOptions & { spoolFolder: string }
     metrics: new Metrics(),
     rateLimiter: new RateLimiter(options.config.api_rate_limits, rateLimitStore(options.config, options.db), options.clock),
     events,
+    qsoInserts: new InsertBatcher(options.db.pool),
     importJobs: new ImportJobs({
       db: options.db.pool,
       importDb: options.db.bulkPool,

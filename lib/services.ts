@@ -5,6 +5,7 @@ import type { Logger } from './log.js';
 import type { Metrics } from './metrics.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
 import type { ImportJobs } from './import/jobs/jobRunner.js';
+import type { InsertBatcher } from './import/insertBatcher.js';
 
 /** A sink for live-update events; the no-op one is used when no worker is configured. */
 export interface EventPublisher {
@@ -28,6 +29,8 @@ export interface Services {
   metrics: Metrics;
   rateLimiter: RateLimiter;
   events: EventPublisher;
+  /** Single creates and loggers' few QSOs, stored together with the others arriving meanwhile (over `db`). */
+  qsoInserts: InsertBatcher;
   /** Background imports of spooled uploads. */
   importJobs: ImportJobs;
   version: string;

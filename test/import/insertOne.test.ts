@@ -1,5 +1,6 @@
 import t from 'tap';
 import { insertOneQso } from '../../lib/import/insertOne.js';
+import { InsertBatcher } from '../../lib/import/insertBatcher.js';
 import { loadImportStation } from '../../lib/import/enrich.js';
 import { createOperator } from '../helpers/fixtures.js';
 import { testDatabase } from '../helpers/db.js';
@@ -7,12 +8,13 @@ import { testDatabase } from '../helpers/db.js';
 t.test('single QSO insert', async (t) => {
   const db = await testDatabase(t);
   const pool = db.pool;
+  const inserts = new InsertBatcher(pool);
   const op = await createOperator(pool, { callsign: 'DL1ONE' });
   const station = await loadImportStation(pool, op.stationId);
   const options = { frequencyUnit: 'Hz' as const };
   const record = { call: 'ea5abc', qso_date: '2024-03-01', time_on: '10:15:20', band: '20m', mode: 'FT4', freq: '14080000', app_x_y: 'kept' };
 
-  const created = await insertOneQso(pool, record, station, options);
+  const created = await insertOneQso(inserts, record, station, options);
   if (!('id' in created)) throw new Error(`not stored: ${JSON.stringify(created)}`);
   const { rows } = await pool.query('SELECT call, time_on::text, band, mode, submode, freq, dxcc, country, station_callsign, extra FROM qso WHERE id = $1', [created.id]);
   t.same(rows, [{
@@ -21,16 +23,16 @@ t.test('single QSO insert', async (t) => {
   }]);
 
   t.same(
-    await insertOneQso(pool, { ...record, time_on: '1015', mode: 'MFSK', submode: 'FT4', freq: null }, station, options),
+    await insertOneQso(inserts, { ...record, time_on: '1015', mode: 'MFSK', submode: 'FT4', freq: null }, station, options),
     { duplicateOf: created.id },
     'same minute, same main mode: the stored twin is named',
   );
-  t.same(await insertOneQso(pool, { call: 'EA5ABC', qso_date: '2024-03-01' }, station, options), { rejected: ['TIME_ON is missing'] });
+  t.same(await insertOneQso(inserts, { call: 'EA5ABC', qso_date: '2024-03-01' }, station, options), { rejected: ['TIME_ON is missing'] });
   t.same(
-    await insertOneQso(pool, { ...record, station_callsign: 'DL9XX' }, station, { ...options, checkStationCallsign: true }),
+    await insertOneQso(inserts, { ...record, station_callsign: 'DL9XX' }, station, { ...options, checkStationCallsign: true }),
     { rejected: ["STATION_CALLSIGN DL9XX differs from the station location's callsign DL1ONE"] },
   );
-  const forced = await insertOneQso(pool, { ...record, band: '40m', freq: null, operator: 'DL1OFF' }, station, { ...options, operator: 'DL1MBR' });
+  const forced = await insertOneQso(inserts, { ...record, band: '40m', freq: null, operator: 'DL1OFF' }, station, { ...options, operator: 'DL1MBR' });
   if (!('id' in forced)) throw new Error('not stored');
   const { rows: operators } = await pool.query('SELECT operator FROM qso WHERE id = $1', [forced.id]);
   t.same(operators, [{ operator: 'DL1MBR' }]);
@@ -54,16 +56,20 @@ t.test('single QSO insert', async (t) => {
         `INSERT INTO qso (station_id, call, time_on, time_off, band, mode) VALUES ($1, 'F5RACE', '2024-03-02 08:00:30', '2024-03-02 08:00:30', '40m', 'CW')`,
         [op.stationId],
       );
-      const inserting = insertOneQso(pool, twin, station, options); // waits on the uncommitted twin
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      const inserting = insertOneQso(inserts, twin, station, options); // waits on the uncommitted twin
       // The one statement has declared itself a writer of this owner before it wrote: the feed's
-      // readers see it in pg_locks while it waits.
-      const { rows: writers } = await pool.query(
-        `SELECT count(DISTINCT l.pid)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-          WHERE l.locktype = 'advisory' AND l.classid = x'510b'::int::oid AND l.objid = $1::int::oid AND l.objsubid = 2
-            AND a.query LIKE '%qso_writer%' AND a.state = 'active' AND l.pid <> pg_backend_pid()`,
-        [op.userId],
-      );
+      // readers see it in pg_locks while it waits (after 50 ms its batch gives up its turn and it
+      // waits again alone: looked for until seen, for at most 5 s).
+      let writers: Array<{ n: number }> = [];
+      for (const deadline = Date.now() + 5000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 20))) {
+        ({ rows: writers } = await pool.query<{ n: number }>(
+          `SELECT count(DISTINCT l.pid)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+            WHERE l.locktype = 'advisory' AND l.classid = x'510b'::int::oid AND l.objid = $1::int::oid AND l.objsubid = 2
+              AND a.query LIKE '%qso_writer%' AND a.state = 'active' AND a.wait_event_type = 'Lock' AND l.pid <> pg_backend_pid()`,
+          [op.userId],
+        ));
+        if (writers[0]!.n > 0) break;
+      }
       t.same(writers, [{ n: 1 }], 'the waiting insert holds the owner\'s writer lock');
       await other.query('COMMIT');
       const { rows: stored } = await pool.query("SELECT id FROM qso WHERE call = 'F5RACE'");

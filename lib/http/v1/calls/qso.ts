@@ -92,7 +92,7 @@ export const qsoCall: V1Call = {
     try {
       // A logger's few QSOs go straight in (no import lock, no duplicate index of the whole location).
       summary = !dryRun && text.text !== null && text.text.length <= DIRECT_MAX_CHARS
-        ? await importSmallAdif(services.db, text.text, station, options)
+        ? await importSmallAdif(services.db, services.qsoInserts, text.text, station, options)
         : await importAdif(services.bulkDb, text.open(), { ...options, dryRun, rowsPerBatch: services.config.import_batch_rows });
     } catch (error) {
       // Nothing in the string was ADIF: the caller's mistake, in the v1 failure shape.

@@ -198,7 +198,7 @@ async function singleCreate(request: RequestContext, members: Record<string, unk
   const record = readRecord(members, {}, CONTROL_MEMBERS);
   const { services, principal, ctx } = request;
   if (dryRun) return importAnswer(await importRecords(services.db, [record], importOptions(request, stationId, true, 'Hz', { insertUnmatched: false })), true);
-  const result = await insertOneQso(services.db, record, station, { frequencyUnit: 'Hz', operator: restrictedOperator(principal) });
+  const result = await insertOneQso(services.qsoInserts, record, station, { frequencyUnit: 'Hz', operator: restrictedOperator(principal) });
   if ('duplicateOf' in result) throw conflict(`Duplicate of QSO ${result.duplicateOf}`, { existing_id: result.duplicateOf });
   if ('rejected' in result) throw validationError(`QSO not stored: ${result.rejected.join('; ')}`, { messages: result.rejected });
   publishQsoEvent(services, principal.userId, { type: 'qso_created', qso_id: result.id, station_id: stationId });
