@@ -9,7 +9,7 @@
  * docs/api-v2/qso.md with --explain.
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/qso-list.ts \
- *     [--qsos 1000000] [--runs 50] [--clients 32] [--seconds 10] [--explain] [--keep | --reuse <database>] [--lists-only] [--in-process]
+ *     [--qsos 1000000] [--runs 50] [--clients 32] [--seconds 10] [--explain] [--keep | --reuse <database>] [--lists-only | --creates-only] [--in-process]
  */
 import { buildConfig } from '../lib/config.js';
 import { createLogger } from '../lib/log.js';
@@ -34,6 +34,8 @@ const RUNS = numberOption('runs', 50);
 const CLIENTS = numberOption('clients', 32);
 const CREATE_SECONDS = numberOption('seconds', 10);
 const EXPLAIN = process.argv.includes('--explain');
+/** Only the single creates (one client, then 32): no lists, no ADIF paging. */
+const CREATES_ONLY = process.argv.includes('--creates-only');
 
 const database = await scratchDatabase('qso');
 const db = database.pool;
@@ -99,7 +101,7 @@ if (EXPLAIN) {
 await compactQsoCounts(db, 0);
 const headers = { authorization: `Bearer ${token}` };
 
-{
+if (!CREATES_ONLY) {
   // Against `logbook serve` as `npm start` runs it (a worker per core, with the workers' V8
   // flags), so that this process's client work and garbage collection stay out of the server's
   // latencies; --in-process serves from this process instead, as before 2026-11-25.
@@ -138,7 +140,7 @@ const server = await startServer({ config: buildConfig({}), db: database, logger
 // process of its own (as the export is a process of its own), so its peak RSS is the server's.
 // Pages are asked uncompressed (as the export's file is), then with gzip, which fetch asks for
 // unless told otherwise.
-{
+if (!CREATES_ONLY) {
   const serve = await startServe(database.url);
   const idleRss = serve.peakRssMb();
   const pageThrough = async (encoding: 'identity' | 'gzip', report = true) => {

@@ -65,8 +65,11 @@ export class Metrics {
   readonly imports = new Counter('logbook_imports_total', 'ADIF/JSON imports by outcome');
   readonly importedRows = new Counter('logbook_imported_rows_total', 'QSO rows stored by imports');
   readonly rateLimited = new Counter('logbook_rate_limited_total', 'Requests refused by the rate limiter, by bucket');
+  readonly smallInsertStatements = new Counter('logbook_small_insert_statements_total',
+    'Statements storing single creates and small v1 documents: batch (callers together) or alone (a caller again after its batch failed)');
+  readonly smallInsertRows = new Counter('logbook_small_insert_rows_total', 'Rows handed to those statements, by the same kind');
 
   render(): string {
-    return [this.requests, this.latency, this.imports, this.importedRows, this.rateLimited].map((m) => m.render()).join('\n') + '\n';
+    return [this.requests, this.latency, this.imports, this.importedRows, this.rateLimited, this.smallInsertStatements, this.smallInsertRows].map((m) => m.render()).join('\n') + '\n';
   }
 }

@@ -54,15 +54,16 @@ export interface ServiceOptions {
 
 export function createServices(options: ServiceOptions & { spoolFolder: string }): Services {
   const events = options.events ?? eventPublisher(options.config, options.logger);
+  const metrics = new Metrics();
   return {
     db: options.db.pool,
     bulkDb: options.db.bulkPool,
     config: options.config,
     logger: options.logger,
-    metrics: new Metrics(),
+    metrics,
     rateLimiter: new RateLimiter(options.config.api_rate_limits, rateLimitStore(options.config, options.db), options.clock),
     events,
-    qsoInserts: new InsertBatcher(options.db.pool),
+    qsoInserts: new InsertBatcher(options.db.pool, metrics),
     importJobs: new ImportJobs({
       db: options.db.pool,
       importDb: options.db.bulkPool,

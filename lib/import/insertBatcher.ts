@@ -4,6 +4,7 @@ import { SQL_TYPE } from '../db/qsoColumns.js';
 import { qsoWriterCte } from '../qso/writeLock.js';
 import { QSO_COLUMNS, type QsoRow } from '../qso/present.js';
 import { INSERT_COLUMNS } from './rowValues.js';
+import type { Metrics } from '../metrics.js';
 
 /**
  * Small inserts (a single create, a logger's few QSOs) stored together: what concurrent callers
@@ -104,7 +105,7 @@ export class InsertBatcher {
   private readonly waiting: Waiting[] = [];
   private inFlight = 0;
 
-  constructor(private readonly db: pg.Pool) {}
+  constructor(private readonly db: pg.Pool, private readonly metrics: Metrics | null = null) {}
 
   /** Stores the rows; one outcome per row, in order. */
   insert(request: InsertRequest): Promise<RowOutcome[]> {
@@ -140,7 +141,7 @@ export class InsertBatcher {
   private async run(batch: Waiting[], release: () => void): Promise<void> {
     let outcomes: RowOutcome[][];
     try {
-      outcomes = await this.store(batch.map((waiting) => waiting.request), LOCK_WAIT);
+      outcomes = await this.store(batch.map((waiting) => waiting.request), 'batch');
     } catch (error) {
       release();
       if (batch.length === 1 && (error as { code?: string }).code !== LOCK_NOT_AVAILABLE) {
@@ -148,13 +149,16 @@ export class InsertBatcher {
         return;
       }
       // Each caller alone, so that a wait or a failure reaches only its cause.
-      await Promise.all(batch.map(({ request, resolve, reject }) => this.store([request], NO_LOCK_WAIT).then(([mine]) => resolve(mine!), reject)));
+      await Promise.all(batch.map(({ request, resolve, reject }) => this.store([request], 'alone').then(([mine]) => resolve(mine!), reject)));
       return;
     }
+    // The turn passes on before the callers resume, so that what they hand in next finds it free.
+    release();
     batch.forEach((waiting, i) => waiting.resolve(outcomes[i]!));
   }
 
-  private async store(requests: InsertRequest[], lockWait: string): Promise<RowOutcome[][]> {
+  /** A batch waits for locks at most LOCK_WAIT; a caller alone as long as it takes. */
+  private async store(requests: InsertRequest[], kind: 'batch' | 'alone'): Promise<RowOutcome[][]> {
     const stations: number[] = [];
     const columns: Array<Array<string | null>> = COLUMN_NAMES.map(() => []);
     const wanted: boolean[] = [];
@@ -166,7 +170,9 @@ export class InsertBatcher {
       }
     }
     const owners = [...new Set(requests.map((request) => request.ownerId))].sort((a, b) => a - b);
-    const result = await this.query([stations, ...columns, wanted, owners, lockWait]);
+    this.metrics?.smallInsertStatements.inc({ kind });
+    this.metrics?.smallInsertRows.inc({ kind }, stations.length);
+    const result = await this.query([stations, ...columns, wanted, owners, kind === 'batch' ? LOCK_WAIT : NO_LOCK_WAIT]);
     const outcomes: RowOutcome[][] = [];
     let at = 0;
     for (const request of requests) {

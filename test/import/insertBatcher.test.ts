@@ -4,6 +4,7 @@ import { QueryScope, runInQueryScope } from '../../lib/db/queryScope.js';
 import { fillDxcc, fillStation, loadImportStation, type ImportStation } from '../../lib/import/enrich.js';
 import { InsertBatcher, type InsertRequest, type RowOutcome } from '../../lib/import/insertBatcher.js';
 import { INSERT_COLUMNS, newRow, rowValues } from '../../lib/import/rowValues.js';
+import { Metrics } from '../../lib/metrics.js';
 import { createOperator } from '../helpers/fixtures.js';
 import { testDatabase } from '../helpers/db.js';
 
@@ -33,7 +34,8 @@ t.test('small inserts stored together', async (t) => {
     (await pool.query<{ n: number }>('SELECT count(DISTINCT txid)::int AS n FROM qso WHERE id = ANY($1::bigint[])', [ids])).rows[0]!.n;
 
   t.test('callers arriving while statements run share one; outcomes reach the right caller', async (t) => {
-    const inserts = new InsertBatcher(pool);
+    const metrics = new Metrics();
+    const inserts = new InsertBatcher(pool, metrics);
     const [stored] = await inserts.insert(request(a, [row(a, 'DL1OLD')]));
     // The first leaves at once; the rest, handed in while it runs, make one batch.
     const calls = [
@@ -59,10 +61,13 @@ t.test('small inserts stored together', async (t) => {
     t.equal(await txids(batched), 1, 'the callers handed in meanwhile went into one statement');
     const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM qso WHERE station_id = ANY($1::int[])', [[a.id, b.id]]);
     t.equal(rows[0]!.n, 7, 'nothing stored twice, nothing lost');
+    t.match(metrics.render(), /logbook_small_insert_statements_total\{kind="batch"\} 3\n/, 'three statements: the first, the first caller, the rest');
+    t.match(metrics.render(), /logbook_small_insert_rows_total\{kind="batch"\} 10\n/);
   });
 
   t.test('a caller whose rows break the statement fails alone', async (t) => {
-    const inserts = new InsertBatcher(pool);
+    const metrics = new Metrics();
+    const inserts = new InsertBatcher(pool, metrics);
     const broken = row(a, 'DL9BAD');
     broken[INSERT_COLUMNS.findIndex((column) => column.name === 'cqz')] = 'fourteen';
     const calls = [
@@ -74,6 +79,7 @@ t.test('small inserts stored together', async (t) => {
     t.match((settled[4] as PromiseRejectedResult).reason, { message: /invalid input syntax for type integer/ });
     const { rows } = await pool.query<{ call: string }>("SELECT call FROM qso WHERE call LIKE 'DL5%' OR call = 'DL9BAD' ORDER BY call");
     t.same(rows.map((stored) => stored.call), ['DL5A', 'DL5B', 'DL5C', 'DL5D', 'DL5E']);
+    t.match(metrics.render(), /logbook_small_insert_statements_total\{kind="alone"\} 5\n/, 'the failed batch\'s five callers went again one by one');
   });
 
   t.test('a caller whose row waits for an uncommitted twin holds up nobody else', async (t) => {
