@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { hashSecret, LAST_USED_PRECISION, randomHex } from './secrets.js';
+import { ownedStationsFrom, ownedStationsSql, type ImportStation, type OwnedStationsJson } from '../import/enrich.js';
 
 /**
  * A new v1 key: the original's `wl` prefix and 128 random bits (32 hex characters). The
@@ -17,6 +18,8 @@ export interface V1Key {
   userId: number;
   createdBy: number;
   rights: KeyRights;
+  /** The owner's station locations, read with the key (ownedStationsSql): a create needs no other round trip. */
+  stations: ImportStation[];
 }
 
 export async function createKey(db: pg.Pool, userId: number, rights: KeyRights, createdBy = userId): Promise<string> {
@@ -30,15 +33,15 @@ export async function createKey(db: pg.Pool, userId: number, rights: KeyRights, 
 /** The active key with this value, or null. Marks it used (LAST_USED_PRECISION). */
 export async function findKey(db: pg.Pool, key: unknown): Promise<V1Key | null> {
   if (typeof key !== 'string' || key.length === 0 || key.length > 200) return null;
-  const { rows } = await db.query<{ id: number; user_id: number; created_by: number; rights: KeyRights }>(
+  const { rows } = await db.query<{ id: number; user_id: number; created_by: number; rights: KeyRights; stations: OwnedStationsJson }>(
     `WITH found AS (SELECT id, user_id, created_by, rights, last_used_at FROM api_keys WHERE key_hash = $1 AND active),
      used AS (
        UPDATE api_keys SET last_used_at = now()
         WHERE id = (SELECT id FROM found WHERE last_used_at IS NULL OR last_used_at < now() - ${LAST_USED_PRECISION})
      )
-     SELECT id, user_id, created_by, rights FROM found`,
+     SELECT id, user_id, created_by, rights, ${ownedStationsSql('found.user_id')} AS stations FROM found`,
     [hashSecret(key)],
   );
   const row = rows[0];
-  return row ? { id: row.id, userId: row.user_id, createdBy: row.created_by, rights: row.rights } : null;
+  return row ? { id: row.id, userId: row.user_id, createdBy: row.created_by, rights: row.rights, stations: ownedStationsFrom(row.stations, row.user_id) } : null;
 }

@@ -1,4 +1,5 @@
 // Who a request acts for, as every part of the server sees it (lib/http/v2/principal.ts authenticates it).
+import type { ImportStation } from '../import/enrich.js';
 
 /** Club permission levels: 3 member, 6 member (ADIF), 9 officer. */
 export const OFFICER_LEVEL = 9;
@@ -23,6 +24,8 @@ export interface Principal {
   club: ClubContext | null;
   /** The owner's station locations (for club tokens: the club's), ascending, read with the token. */
   stationIds: readonly number[];
+  /** The same locations with what a write into one needs (ownedStationsSql). */
+  stations: readonly ImportStation[];
 }
 
 /** Below officer level, QSO data is limited to the member's own operator QSOs. */

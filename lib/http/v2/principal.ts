@@ -24,6 +24,7 @@ export function presentedToken(authorization: string | undefined, apiKey: string
 }
 
 import { LAST_USED_PRECISION } from '../../auth/secrets.js';
+import { ownedStationsFrom, ownedStationsSql, type OwnedStationsJson } from '../../import/enrich.js';
 
 interface TokenLookup {
   id: number;
@@ -38,7 +39,7 @@ interface TokenLookup {
   member_callsign: string;
   member_is_admin: boolean;
   member_level: number | null;
-  station_ids: number[];
+  stations: OwnedStationsJson;
 }
 
 export async function authenticate(db: pg.Pool, token: string | null): Promise<Principal> {
@@ -55,7 +56,7 @@ export async function authenticate(db: pg.Pool, token: string | null): Promise<P
               o.callsign AS owner_callsign, o.is_club AS owner_is_club,
               m.callsign AS member_callsign, m.is_admin AS member_is_admin,
               cm.level AS member_level,
-              ARRAY(SELECT s.id FROM stations s WHERE s.user_id = t.user_id ORDER BY s.id) AS station_ids
+              ${ownedStationsSql('t.user_id')} AS stations
          FROM api_tokens t
          JOIN users o ON o.id = t.user_id
          JOIN users m ON m.id = t.created_by
@@ -80,6 +81,7 @@ export async function authenticate(db: pg.Pool, token: string | null): Promise<P
     if (level === null) throw new ApiError(403, 'club_access_revoked', 'Club membership of this token has been withdrawn');
     club = { clubId: row.user_id, level, memberCallsign: row.member_callsign };
   }
+  const stations = ownedStationsFrom(row.stations, row.user_id);
   return {
     tokenId: row.id,
     tokenName: row.name,
@@ -90,6 +92,7 @@ export async function authenticate(db: pg.Pool, token: string | null): Promise<P
     expiresAt: row.expires_at,
     isAdmin: row.member_is_admin,
     club,
-    stationIds: row.station_ids,
+    stationIds: stations.map((station) => station.id),
+    stations,
   };
 }

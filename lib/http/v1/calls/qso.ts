@@ -4,7 +4,6 @@ import { failed } from '../call.js';
 import { sendEmpty, sendJson } from '../answer.js';
 import { requireWriteKey, type KeyHolder } from '../keyAuth.js';
 import { idValue, phpTruthy } from '../values.js';
-import { findOwnedStation } from '../../../import/enrich.js';
 import { importAdif } from '../../../import/pipeline.js';
 import { DIRECT_MAX_CHARS, importSmallAdif } from '../../../import/direct.js';
 import type { ImportSummary } from '../../../import/types.js';
@@ -75,8 +74,8 @@ export const qsoCall: V1Call = {
     const { ctx, services, body } = request;
     const key = await requireWriteKey(request, () => failed(401, 'missing or wrong api key'), () => failed(403, 'API key does not have write permissions'));
     const stationId = idValue(body.station_profile_id);
-    const station = stationId === null ? null : await findOwnedStation(services.db, key.userId, stationId);
-    if (station === null) throw failed(401, 'station id does not belong to the API key owner.');
+    const station = key.stations.find((owned) => owned.id === stationId);
+    if (station === undefined) throw failed(401, 'station id does not belong to the API key owner.');
     const { text } = request;
     if (body.type !== 'adif' || text === null || text.text === '') return sendEmpty(ctx);
 

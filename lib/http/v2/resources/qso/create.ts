@@ -233,7 +233,7 @@ async function jsonCreate(request: RequestContext, input: Readable): Promise<Han
   const startAdif = async (seen: Readonly<Record<string, unknown>>) => {
     if (seen.station_profile_id === undefined || seen.import_type === undefined) return null;
     if (parseImportType(seen.import_type) !== 'adif') return null;
-    const station = await ownedStation(request, seen.station_profile_id);
+    const station = ownedStation(request, seen.station_profile_id);
     const kinds = seen.dryrun === undefined ? [false, true] : [parseDryRun(seen.dryrun)];
     const policy = readImportPolicy(seen);
     streamed = { stationId: station.id, policy, runs: kinds.map((dryRun) => startImport(request, station.id, dryRun, policy, kinds.length > 1)) };
@@ -250,7 +250,7 @@ async function jsonCreate(request: RequestContext, input: Readable): Promise<Han
   const running = streamed as StreamedAdif | null;
   try {
     if (isBlank(members.station_profile_id)) throw validationError('station_profile_id is required', { missing: ['station_profile_id'] });
-    const station = await ownedStation(request, members.station_profile_id);
+    const station = ownedStation(request, members.station_profile_id);
     const importType = parseImportType(members.import_type);
     const dryRun = parseDryRun(members.dryrun);
     const changed = running && (importType !== 'adif' || station.id !== running.stationId || !running.runs.some((run) => run.dryRun === dryRun)

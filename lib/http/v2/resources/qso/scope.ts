@@ -2,7 +2,7 @@ import { forbidden } from '../../../errors.js';
 import { asInteger } from '../../../../input/jsonValues.js';
 import type { RequestContext } from '../../resource.js';
 import { qsoScope, type QsoScope } from '../../../../qso/scope.js';
-import { findOwnedStation, type ImportStation } from '../../../../import/enrich.js';
+import type { ImportStation } from '../../../../import/enrich.js';
 
 /** Every QSO the token may reach: the owner's station locations, one operator for club members below officer. */
 export function requestScope({ principal }: RequestContext): QsoScope {
@@ -17,12 +17,13 @@ export function qsoId({ id }: RequestContext): number {
 export type OwnedStation = ImportStation;
 
 /**
- * A `station_profile_id` body value naming a station location of the token owner. Anything
- * else — not a number, another user's location, no location at all — is 403 forbidden.
+ * A `station_profile_id` body value naming a station location of the token owner (read with the
+ * token: no round trip). Anything else — not a number, another user's location, no location at
+ * all — is 403 forbidden.
  */
-export async function ownedStation({ services, principal }: RequestContext, value: unknown): Promise<OwnedStation> {
+export function ownedStation({ principal }: RequestContext, value: unknown): OwnedStation {
   const id = asInteger(value);
-  const station = id !== undefined && id > 0 && id <= 2_147_483_647 ? await findOwnedStation(services.db, principal.userId, id) : null;
-  if (station === null) throw forbidden('station_profile_id does not belong to the token owner', { field: 'station_profile_id' });
+  const station = id === undefined ? undefined : principal.stations.find((owned) => owned.id === id);
+  if (station === undefined) throw forbidden('station_profile_id does not belong to the token owner', { field: 'station_profile_id' });
   return station;
 }

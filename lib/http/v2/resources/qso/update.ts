@@ -41,7 +41,7 @@ function timeChanges(body: Record<string, Scalar>, row: QsoRow, changes: Changes
 
 /** `station_profile_id`: another owned station location; the QSO takes over its callsign. */
 async function stationChanges(request: RequestContext, value: Scalar, changes: Changes): Promise<void> {
-  const station = await ownedStation(request, value);
+  const station = ownedStation(request, value);
   changes.station_id = station.id;
   changes.station_callsign = station.callsign;
 }

@@ -45,7 +45,7 @@ async function uploadSettings(request: RequestContext, values: Readonly<Record<s
       missing: ['station_profile_id'],
     });
   }
-  const station = await ownedStation(request, values.station_profile_id);
+  const station = ownedStation(request, values.station_profile_id);
   return { stationId: station.id, dryRun: parseDryRun(values.dryrun), async: wantsAsync(request, values.async), policy: readImportPolicy(values) };
 }
 
