@@ -5,9 +5,15 @@
  * ceiling, measured by the same clients against the same processes: v1 `api/version`, the
  * cheapest authenticated request (the key lookup, one round trip, no write).
  *
+ * The clients are node:http requests over kept-alive connections (until 2026-11-27: fetch, whose
+ * own CPU, 0.5–1.2 ms a request, took a third of the two cores); they do not ask for gzip unless
+ * --gzip is given (fetch did: the server then compresses each v2 answer, the client does not
+ * decode it).
+ *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/workers.ts \
- *     [--workers N (default: CPUs)] [--clients 32] [--seconds 8]
+ *     [--workers N (default: CPUs)] [--clients 32] [--seconds 8] [--gzip] [--fetch]
  */
+import { request as httpRequest, Agent } from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
 import { numberOption, percentile, scratchDatabase, secondsSince } from './lib/scratch.js';
 import { startServe, type ServeProcess } from './lib/serveProcess.js';
@@ -20,6 +26,24 @@ import { createKey } from '../lib/auth/keys.js';
 const WORKERS = numberOption('workers', availableParallelism());
 const CLIENTS = numberOption('clients', 32);
 const SECONDS = numberOption('seconds', 8);
+const GZIP = process.argv.includes('--gzip');
+/** The clients of before 2026-11-27, for comparison. */
+const FETCH = process.argv.includes('--fetch');
+const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+
+/** POSTs `body` and reads the whole answer; resolves with its status. */
+function post(url: string, headers: Record<string, string>, body: string): Promise<number> {
+  if (FETCH) return fetch(url, { method: 'POST', headers, body }).then(async (response) => (await response.arrayBuffer(), response.status));
+  return new Promise((resolve, reject) => {
+    const sent = httpRequest(url, { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)), ...(GZIP ? { 'accept-encoding': 'gzip' } : {}) } }, (response) => {
+      response.on('data', () => undefined);
+      response.on('end', () => resolve(response.statusCode!));
+      response.on('error', reject);
+    });
+    sent.on('error', reject);
+    sent.end(body);
+  });
+}
 
 const database = await scratchDatabase('workers');
 const userId = await createUser(database.pool, { username: 'bench', callsign: 'DL1BEN' });
@@ -46,10 +70,9 @@ async function load({ url, pid }: ServeProcess, door: Door): Promise<{ rate: num
       const headers: Record<string, string> = { 'content-type': 'application/json', ...(door === 'v2' ? { authorization: `Bearer ${token}` } : {}) };
       const begin = process.hrtime.bigint();
       const path = { v2: '/api/v2/qso', v1: '/api/qso', ceiling: '/api/version' }[door];
-      const response = await fetch(url + path, { method: 'POST', headers, body: door === 'ceiling' ? JSON.stringify({ key }) : body });
-      await response.arrayBuffer();
+      const status = await post(url + path, headers, door === 'ceiling' ? JSON.stringify({ key }) : body);
       latencies.push(secondsSince(begin) * 1000);
-      statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+      statuses.set(status, (statuses.get(status) ?? 0) + 1);
     }
   }));
   const elapsed = secondsSince(start);
@@ -76,4 +99,5 @@ for (const workers of [1, WORKERS]) {
   await server.stop();
 }
 console.log(`load average at end: ${loadavg().map((n) => n.toFixed(1)).join(' ')}`);
+agent.destroy();
 await database.dispose();
