@@ -19,6 +19,9 @@ import { createPublisher } from './live/publisher.js';
 import { listenForRevocations, type RevocationListener } from './live/revocationListener.js';
 import type { ResourceDefinition } from './http/v2/resource.js';
 import { InsertBatcher } from './import/insertBatcher.js';
+import { BatchedLookup } from './db/batchedLookup.js';
+import { lookupTokens } from './auth/tokens.js';
+import { lookupKeys } from './auth/keys.js';
 import { ImportJobs } from './import/jobs/jobRunner.js';
 import { logbookHome } from './db/embedded.js';
 import { prepareSpoolFolder } from './http/spool.js';
@@ -63,6 +66,10 @@ export function createServices(options: ServiceOptions & { spoolFolder: string }
     metrics,
     rateLimiter: new RateLimiter(options.config.api_rate_limits, rateLimitStore(options.config, options.db), options.clock),
     events,
+    credentials: {
+      tokens: new BatchedLookup((hashes) => lookupTokens(options.db.pool, hashes)),
+      keys: new BatchedLookup((hashes) => lookupKeys(options.db.pool, hashes)),
+    },
     qsoInserts: new InsertBatcher(options.db.pool, metrics),
     importJobs: new ImportJobs({
       db: options.db.pool,

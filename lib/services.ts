@@ -6,6 +6,15 @@ import type { Metrics } from './metrics.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
 import type { ImportJobs } from './import/jobs/jobRunner.js';
 import type { InsertBatcher } from './import/insertBatcher.js';
+import type { BatchedLookup } from './db/batchedLookup.js';
+import type { TokenRecord } from './auth/tokens.js';
+import type { V1Key } from './auth/keys.js';
+
+/** The look-ups that authenticate requests, by the presented secret's SHA-256 hash (over `db`). */
+export interface CredentialLookups {
+  tokens: BatchedLookup<TokenRecord>;
+  keys: BatchedLookup<V1Key>;
+}
 
 /** A sink for live-update events; the no-op one is used when no worker is configured. */
 export interface EventPublisher {
@@ -29,6 +38,7 @@ export interface Services {
   metrics: Metrics;
   rateLimiter: RateLimiter;
   events: EventPublisher;
+  credentials: CredentialLookups;
   /** Single creates and loggers' few QSOs, stored together with the others arriving meanwhile (over `db`). */
   qsoInserts: InsertBatcher;
   /** Background imports of spooled uploads. */

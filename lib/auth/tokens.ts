@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { hashSecret, randomHex } from './secrets.js';
+import { hashSecret, LAST_USED_PRECISION, randomHex } from './secrets.js';
+import { ownedStationsSql, type OwnedStationsJson } from '../import/enrich.js';
 import type { Scope } from './scopes.js';
 
 /** Every v2 token starts with this prefix; anything else (v1 keys included) is not a v2 token. */
@@ -34,6 +35,60 @@ export async function createToken(db: pg.Pool, input: NewToken): Promise<{ id: n
     [input.userId, input.createdBy, input.name, hashSecret(token), input.scopes, input.expiresAt],
   );
   return { id: rows[0]!.id, token };
+}
+
+/** A token as a request's authentication reads it, with its owner, acting member and locations. */
+export interface TokenRecord {
+  token_hash: string;
+  id: number;
+  name: string;
+  user_id: number;
+  created_by: number;
+  scopes: string[];
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  owner_callsign: string;
+  owner_is_club: boolean;
+  member_callsign: string;
+  member_is_admin: boolean;
+  member_level: number | null;
+  stations: OwnedStationsJson;
+}
+
+/**
+ * The look-up records the use in the same statement, at most once a minute per token: clients
+ * sharing a token would otherwise queue on its row, one UPDATE per request; a row another
+ * statement is marking at that moment is skipped (SKIP LOCKED: several tokens marked in one
+ * statement never wait for, or deadlock with, another's). It reads the owner's station
+ * locations too, which nearly every request scopes by: one round trip for both. Named: each
+ * connection parses and plans it once (about 0.08 ms of the database's CPU a request less).
+ */
+const TOKEN_LOOKUP_SQL = `
+  WITH found AS (
+    SELECT t.token_hash, t.id, t.name, t.user_id, t.created_by, t.scopes, t.expires_at, t.revoked_at, t.last_used_at,
+           o.callsign AS owner_callsign, o.is_club AS owner_is_club,
+           m.callsign AS member_callsign, m.is_admin AS member_is_admin,
+           cm.level AS member_level,
+           ${ownedStationsSql('t.user_id')} AS stations
+      FROM api_tokens t
+      JOIN users o ON o.id = t.user_id
+      JOIN users m ON m.id = t.created_by
+      LEFT JOIN club_members cm ON cm.club_id = t.user_id AND cm.user_id = t.created_by
+     WHERE t.token_hash = ANY($1::text[])
+  ), due AS (
+    SELECT a.id FROM api_tokens a
+     WHERE a.id IN (SELECT id FROM found WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at >= now())
+                      AND (last_used_at IS NULL OR last_used_at < now() - ${LAST_USED_PRECISION}))
+       FOR UPDATE SKIP LOCKED
+  ), used AS (
+    UPDATE api_tokens SET last_used_at = now() WHERE id IN (SELECT id FROM due)
+  )
+  SELECT * FROM found`;
+
+/** The tokens with these SHA-256 hashes, by hash (unknown ones left out); marks the valid ones used. */
+export async function lookupTokens(db: pg.Pool, hashes: string[]): Promise<Map<string, TokenRecord>> {
+  const { rows } = await db.query<TokenRecord>({ name: 'token-lookup', text: TOKEN_LOOKUP_SQL, values: [hashes] });
+  return new Map(rows.map((row) => [row.token_hash, row]));
 }
 
 export async function revokeToken(db: pg.Pool, id: number): Promise<boolean> {

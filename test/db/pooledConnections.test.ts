@@ -33,7 +33,8 @@ t.test("every pooled connection's first statement is the malloc warm-up", async 
     let rows: Array<{ state: string; query: string }> = [];
     for (let attempt = 0; attempt < 50; attempt++) {
       ({ rows } = await observer.query('SELECT state, query FROM pg_stat_activity WHERE pid = ANY($1) ORDER BY pid', [pids]));
-      if (rows.length === pids.length && rows.every((row) => row.state === 'idle')) break;
+      // A new backend is idle with no query before the warm-up reaches it: wait for a statement.
+      if (rows.length === pids.length && rows.every((row) => row.state === 'idle' && row.query !== '')) break;
       await sleep(20);
     }
     t.same(rows, pids.map(() => ({ state: 'idle', query: CONNECTION_WARM_UP })), `${name}: each connection ran the warm-up`);

@@ -32,7 +32,7 @@ export function liveRouter(services: Services): Router {
     ctx.state.api = 'live';
     ctx.state.resource = 'live_token';
     await enforceRateLimit(services, PRE_AUTH_BUCKET, clientAddress(ctx, services.config));
-    const principal = await authenticate(services.db, presentedToken(ctx.get('authorization'), ctx.get('x-api-key')));
+    const principal = await authenticate(services.credentials.tokens, presentedToken(ctx.get('authorization'), ctx.get('x-api-key')));
     ctx.state.tokenId = principal.tokenId;
     const topic = typeof ctx.query.topic === 'string' ? ctx.query.topic : '';
     if (!topic) throw new ApiError(400, 'validation_error', 'Parameter "topic" is required', { field: 'topic' });

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type pg from 'pg';
-import { findKey, type V1Key } from '../../auth/keys.js';
+import { keyHash, type V1Key } from '../../auth/keys.js';
 import { PRE_AUTH_BUCKET } from '../../ratelimit/types.js';
 import type { Services } from '../../services.js';
 import { OFFICER_LEVEL } from '../v2/principal.js';
@@ -36,12 +36,13 @@ async function clubMember(db: pg.Pool, key: V1Key): Promise<KeyClubMember | null
 }
 
 /** The holder of `presented`, or null (unknown, disabled, or a club key whose creator left the club). */
-async function holderOf(db: pg.Pool, presented: unknown): Promise<KeyHolder | null> {
-  const key = await findKey(db, presented);
+async function holderOf(services: Services, presented: unknown): Promise<KeyHolder | null> {
+  const hash = keyHash(presented);
+  const key = hash === null ? undefined : await services.credentials.keys.get(hash);
   if (!key) return null;
   let club: KeyClubMember | null = null;
   if (key.userId !== key.createdBy) {
-    club = await clubMember(db, key);
+    club = await clubMember(services.db, key);
     if (!club) return null;
   }
   return { ...key, club };
@@ -57,7 +58,7 @@ async function judgeKey(ctx: Context, services: Services, presented: unknown): P
   if (presented === undefined || presented === null || presented === '') return null;
   const { decision, refund } = await services.rateLimiter.attempt(PRE_AUTH_BUCKET, clientAddress(ctx, services.config));
   if (!decision.allowed) throw v1RateLimited(services, PRE_AUTH_BUCKET, decision);
-  const holder = await holderOf(services.db, presented);
+  const holder = await holderOf(services, presented);
   if (!holder) return null;
   await refund();
   ctx.state.keyId = holder.id;

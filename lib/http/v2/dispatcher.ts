@@ -94,7 +94,7 @@ export function v2Dispatcher(resources: ResourceDefinition[], services: Services
     const verb = method as Verb;
 
     await enforceRateLimit(services, PRE_AUTH_BUCKET, clientAddress(ctx, services.config));
-    const principal = await authenticate(services.db, presentedToken(ctx.get('authorization'), ctx.get('x-api-key')));
+    const principal = await authenticate(services.credentials.tokens, presentedToken(ctx.get('authorization'), ctx.get('x-api-key')));
     ctx.state.tokenId = principal.tokenId;
     await enforceRateLimit(services, `api_v2_${resource.name}`, `token_${principal.tokenId}`);
     if (resource.scoped) {
