@@ -120,13 +120,13 @@ export class InsertBatcher {
 
   private dispatch(): void {
     while (this.inFlight < MAX_IN_FLIGHT && this.waiting.length > 0) {
-      const batch = [this.waiting.shift()!];
-      let rows = batch[0]!.request.rows.length;
-      while (this.waiting.length > 0 && rows + this.waiting[0]!.request.rows.length <= MAX_BATCH_ROWS) {
-        const next = this.waiting.shift()!;
-        rows += next.request.rows.length;
-        batch.push(next);
+      let count = 1;
+      let rows = this.waiting[0]!.request.rows.length;
+      while (count < this.waiting.length && rows + this.waiting[count]!.request.rows.length <= MAX_BATCH_ROWS) {
+        rows += this.waiting[count]!.request.rows.length;
+        count++;
       }
+      const batch = this.waiting.splice(0, count);
       this.inFlight++;
       let released = false;
       const release = () => {
@@ -141,26 +141,33 @@ export class InsertBatcher {
   }
 
   private async run(batch: Waiting[], release: () => void): Promise<void> {
-    let outcomes: RowOutcome[][];
+    let result: ResultRow[];
     try {
-      outcomes = await this.store(batch.map((waiting) => waiting.request), 'batch');
+      result = await this.execute(batch.map((waiting) => waiting.request), 'batch');
     } catch (error) {
       release();
       if (batch.length === 1 && (error as { code?: string }).code !== LOCK_NOT_AVAILABLE) {
         batch[0]!.reject(error);
         return;
       }
-      // Each caller alone, so that a wait or a failure reaches only its cause.
-      await Promise.all(batch.map(({ request, resolve, reject }) => this.store([request], 'alone').then(([mine]) => resolve(mine!), reject)));
+      // Nothing of the batch was stored: each caller alone, so that a wait or a failure reaches only its cause.
+      await Promise.all(batch.map(({ request, resolve, reject }) =>
+        this.execute([request], 'alone').then((rows) => this.outcomes(request, rows, 0)).then(resolve, reject)));
       return;
     }
     // The turn passes on before the callers resume, so that what they hand in next finds it free.
     release();
-    batch.forEach((waiting, i) => waiting.resolve(outcomes[i]!));
+    // Stored: from here a failure (a twin's second look) is its caller's alone, never a reason to store again.
+    let at = 0;
+    await Promise.all(batch.map(({ request, resolve, reject }) => {
+      const first = at;
+      at += request.rows.length;
+      return this.outcomes(request, result, first).then(resolve, reject);
+    }));
   }
 
-  /** A batch waits for locks at most LOCK_WAIT; a caller alone as long as it takes. */
-  private async store(requests: InsertRequest[], kind: 'batch' | 'alone'): Promise<RowOutcome[][]> {
+  /** One statement for these callers' rows. A batch waits for locks at most LOCK_WAIT; a caller alone as long as it takes. */
+  private execute(requests: InsertRequest[], kind: 'batch' | 'alone'): Promise<ResultRow[]> {
     const stations: number[] = [];
     const columns: Array<Array<string | null>> = COLUMN_NAMES.map(() => []);
     const wanted: boolean[] = [];
@@ -174,21 +181,20 @@ export class InsertBatcher {
     const owners = [...new Set(requests.map((request) => request.ownerId))].sort((a, b) => a - b);
     this.metrics?.smallInsertStatements.inc({ kind });
     this.metrics?.smallInsertRows.inc({ kind }, stations.length);
-    const result = await this.query([stations, ...columns, wanted, owners, kind === 'batch' ? LOCK_WAIT : NO_LOCK_WAIT]);
-    const outcomes: RowOutcome[][] = [];
-    let at = 0;
-    for (const request of requests) {
-      const mine: RowOutcome[] = [];
-      for (const values of request.rows) {
-        const { stored_id: storedId, stored_here: storedHere, committed_twin: committedTwin, ...row } = result[at++]!;
-        if (storedId !== null && storedHere) mine.push({ id: Number(storedId), row: request.returnRows ? row : null });
-        else if (storedId !== null) mine.push({ duplicateOf: Number(storedId) });
-        else if (committedTwin !== null) mine.push({ duplicateOf: Number(committedTwin) });
-        else mine.push({ duplicateOf: await this.twinCommittedMeanwhile(request.stationId, values) });
-      }
-      outcomes.push(mine);
+    return this.query([stations, ...columns, wanted, owners, kind === 'batch' ? LOCK_WAIT : NO_LOCK_WAIT]);
+  }
+
+  /** A caller's outcomes from its rows of the statement's result, which start at `first`. */
+  private async outcomes(request: InsertRequest, result: ResultRow[], first: number): Promise<RowOutcome[]> {
+    const mine: RowOutcome[] = [];
+    for (const [i, values] of request.rows.entries()) {
+      const { stored_id: storedId, stored_here: storedHere, committed_twin: committedTwin, ...row } = result[first + i]!;
+      if (storedId !== null && storedHere) mine.push({ id: Number(storedId), row: request.returnRows ? row : null });
+      else if (storedId !== null) mine.push({ duplicateOf: Number(storedId) });
+      else if (committedTwin !== null) mine.push({ duplicateOf: Number(committedTwin) });
+      else mine.push({ duplicateOf: await this.twinCommittedMeanwhile(request.stationId, values) });
     }
-    return outcomes;
+    return mine;
   }
 
   private async query(params: unknown[]): Promise<ResultRow[]> {
