@@ -80,6 +80,23 @@ t.test('GET /api/v2/qso (JSON)', async (t) => {
     t.same(await ids('?mode=cw'), [b]);
   });
 
+  t.test('a QSO whose mode and submode are both the filtered one is listed once, in order', async (t) => {
+    // Pages read the main mode and the submode as two parts (modeConditionParts): they must not overlap.
+    const owner = await createOperator(db);
+    const [both, submodeOnly] = await insertQsos(db, [
+      { station_id: owner.stationId, call: 'DL9TWO', time_on: '2024-03-04 00:00:00', band: '20m', mode: 'PSK', submode: 'PSK' },
+      { station_id: owner.stationId, call: 'DL9ONE', time_on: '2024-03-04 00:00:01', band: '20m', mode: 'DIGI', submode: 'PSK' },
+      { station_id: owner.stationId, call: 'DL9NOT', time_on: '2024-03-04 00:00:02', band: '20m', mode: 'CW' },
+    ]);
+    const page = async (query: string) => {
+      const res = await list(query, owner.token);
+      t.equal(res.status, 200, query);
+      return { ids: idsOf(res.body), total: res.body.meta.total };
+    };
+    t.same(await page('?mode=psk'), { ids: [submodeOnly, both], total: 2 });
+    t.same(await page('?mode=psk&per_page=1&page=2'), { ids: [both], total: 2 });
+  });
+
   t.test('qsl_filter: one type each, OR-combined lists, unknown keys 400 with details.allowed', async (t) => {
     t.same(await ids('?qsl_filter=lotw'), [b], "lotw 'N' is not confirmed");
     t.same(await ids('?qsl_filter=qsl'), [a]);

@@ -7,7 +7,7 @@ import type { RequestContext } from '../../resource.js';
 import { SqlParams } from '../../../../db/sqlParams.js';
 import { CONFIRMATION_KEYS } from '../../../../qso/confirmationTypes.js';
 import { parseBandFilter } from '../../../../adif/bands.js';
-import { bandCondition, confirmedCondition, dateRangeConditions, dayAfter, modeCondition } from '../../../../qso/filters.js';
+import { bandCondition, confirmedCondition, dateRangeConditions, dayAfter, modeCondition, modeConditionParts } from '../../../../qso/filters.js';
 import { qsoScope, scopeConditions, type QsoScope } from '../../../../qso/scope.js';
 import { qsoSelectList } from '../../../../qso/present.js';
 import { sinceIdBound } from '../../../../qso/changeBounds.js';
@@ -49,6 +49,11 @@ export interface ListQuery {
   days: { from: string | null; to: string | null };
   /** Every filter condition on alias q (scope excluded, id bounds included), their values added to `params`. */
   filters(params: SqlParams): string[];
+  /**
+   * The same filters as disjoint sets of conditions whose union they are, each of which an
+   * index can return in time order: one set, or two for a mode filter (modeConditionParts).
+   */
+  filterVariants(params: SqlParams): string[][];
   /** The filters qso_counts keeps too (band, mode, qsl_filter), on qso (q) or qso_counts (c). */
   bucketFilters(params: SqlParams, alias: 'q' | 'c'): string[];
   /** Which kinds of those filters the list has (what picks the month counts to sum). */
@@ -98,10 +103,14 @@ export async function parseListQuery({ query, services, principal }: RequestCont
   if (qslTypes !== null) bucketParts.push(['qsl', (_, alias) => confirmedCondition(qslTypes, alias)]);
   const bucketFilters = (params: SqlParams, alias: 'q' | 'c'): string[] => bucketParts.map(([, condition]) => condition(params, alias));
   const bucketFilterKinds = bucketParts.map(([kind]) => kind);
-  const rowFilters = (params: SqlParams): string[] => {
+  /** The filters on q, the mode's condition replaced by `modePart` when given. */
+  const filtersWith = (params: SqlParams, modePart: string | null): string[] => {
     const conditions: string[] = [];
     if (callsign !== null) conditions.push(`q.call = ${params.add(callsign)}`);
     conditions.push(...dateRangeConditions(since, until, params));
+    for (const [kind, condition] of bucketParts) conditions.push(kind === 'mode' && modePart !== null ? modePart : condition(params, 'q'));
+    if (sinceId > 0) conditions.push(`q.id > ${params.add(sinceId)}::bigint`);
+    if (idBelow !== null) conditions.push(`q.id < ${params.add(idBelow)}::bigint`);
     return conditions;
   };
 
@@ -114,12 +123,8 @@ export async function parseListQuery({ query, services, principal }: RequestCont
     scope: qsoScope(principal, stationIds),
     callsign,
     days: { from: since, to: until === null ? null : dayAfter(until) },
-    filters(params) {
-      const conditions = [...rowFilters(params), ...bucketFilters(params, 'q')];
-      if (sinceId > 0) conditions.push(`q.id > ${params.add(sinceId)}::bigint`);
-      if (idBelow !== null) conditions.push(`q.id < ${params.add(idBelow)}::bigint`);
-      return conditions;
-    },
+    filters: (params) => filtersWith(params, null),
+    filterVariants: (params) => (mode === null ? [filtersWith(params, null)] : modeConditionParts(mode, params).map((part) => filtersWith(params, part))),
     bucketFilters,
     bucketFilterKinds,
   };
@@ -168,18 +173,20 @@ const QSO_OBJECT_OUTPUT: PageOutput = { select: qsoSelectList('q'), joins: '' };
  */
 export function pageSql(list: ListQuery, output: PageOutput = QSO_OBJECT_OUTPUT, seek: PageSeek | null = null): Sql {
   const params = new SqlParams();
-  let conditions = where(list, params);
+  const scope = scopeConditions(list.scope, params);
+  const seekConditions: string[] = [];
+  if (seek?.order === 'time') {
+    seekConditions.push(`q.time_on < ${params.add(seek.below)}::timestamp`);
+    if (seek.above !== null) seekConditions.push(`q.time_on >= ${params.add(seek.above)}::timestamp`);
+  } else if (seek?.order === 'id') {
+    seekConditions.push(`q.id >= ${params.add(seek.fromId)}::bigint`);
+  }
+  /** Bound only where used: a parameter no statement names has no type. */
+  const conditionsWith = (filters: string[]) => [...scope, ...filters, ...seekConditions].join(' AND ');
   const byTime = list.format === 'json' || list.newest;
   const order = (alias: string) => (byTime ? `${alias}time_on DESC, ${alias}id DESC` : `${alias}id`);
   const perPage = list.pagination.perPage;
-  let offset = list.pagination.offset;
-  if (seek?.order === 'time') {
-    conditions += ` AND q.time_on < ${params.add(seek.below)}::timestamp`;
-    if (seek.above !== null) conditions += ` AND q.time_on >= ${params.add(seek.above)}::timestamp`;
-  } else if (seek?.order === 'id') {
-    conditions += ` AND q.id >= ${params.add(seek.fromId)}::bigint`;
-  }
-  if (seek !== null) offset -= seek.skipped;
+  const offset = list.pagination.offset - (seek?.skipped ?? 0);
   // Cast: the ADIF page hands its values over as settings (text) for its COPY.
   const limit = `${params.add(perPage)}::bigint`;
   const stations = list.scope.stationIds;
@@ -189,6 +196,7 @@ export function pageSql(list: ListQuery, output: PageOutput = QSO_OBJECT_OUTPUT,
   // to skip: whole rows are read in id order straight from each location's qso_station_id, as
   // the export reads them, without the deferred join's primary-key lookup per row.
   if (!byTime && offset === 0) {
+    const conditions = conditionsWith(list.filters(params));
     const rows = (scoped: string) => `SELECT ${output.select} FROM qso q ${output.joins} WHERE ${scoped} ORDER BY q.id LIMIT ${limit}`;
     const text = merged
       ? `SELECT u.* FROM (${stations.map((station) => `(${rows(`q.station_id = ${params.add(station)}::int AND ${conditions}`)})`).join(' UNION ALL ')}) u ORDER BY u.id LIMIT ${limit}`
@@ -200,13 +208,17 @@ export function pageSql(list: ListQuery, output: PageOutput = QSO_OBJECT_OUTPUT,
   let candidates: string;
   if (merged) {
     const reach = `${params.add(offset + perPage)}::bigint`;
-    const branches = stations.map(
-      (station) => `(SELECT q.id, q.time_on FROM qso q WHERE q.station_id = ${params.add(station)}::int AND ${conditions}
-                      ORDER BY ${order('q.')} LIMIT ${reach})`,
-    );
+    // Newest first, a branch per location and per disjoint part of the filters (filterVariants),
+    // each read in order from its index; by id, the id order serves every filter alike.
+    const variants = (byTime ? list.filterVariants(params) : [list.filters(params)]).map(conditionsWith);
+    const branches = stations.flatMap((station) => {
+      const located = `q.station_id = ${params.add(station)}::int`;
+      return variants.map((conditions) => `(SELECT q.id, q.time_on FROM qso q WHERE ${located} AND ${conditions}
+                      ORDER BY ${order('q.')} LIMIT ${reach})`);
+    });
     candidates = `SELECT id, time_on FROM (${branches.join(' UNION ALL ')}) u ORDER BY ${order('')} LIMIT ${limit} OFFSET ${skip}`;
   } else {
-    candidates = `SELECT q.id, q.time_on FROM qso q WHERE ${conditions} ORDER BY ${order('q.')} LIMIT ${limit} OFFSET ${skip}`;
+    candidates = `SELECT q.id, q.time_on FROM qso q WHERE ${conditionsWith(list.filters(params))} ORDER BY ${order('q.')} LIMIT ${limit} OFFSET ${skip}`;
   }
   const outputOrder = list.format === 'json' ? order('p.') : 'p.id';
   return {
