@@ -40,6 +40,16 @@ export function confirmedCondition(types: readonly ConfirmationType[], alias = '
   return `(${types.map((type) => `${alias}.${CONFIRMATION_TYPES[type].status} = 'Y'`).join(' OR ')})`;
 }
 
+/**
+ * confirmedCondition as disjoint conditions whose union it is: confirmed by the first type, by
+ * the second and not the first, and so on. Each can be read in time order from its type's
+ * partial index (qso_confirmed_<type>_time, sql/021), where the OR can only be tested row by row.
+ */
+export function confirmedConditionParts(types: readonly ConfirmationType[], alias = 'q'): string[] {
+  const status = (type: ConfirmationType) => `${alias}.${CONFIRMATION_TYPES[type].status}`;
+  return types.map((type, i) => [`${status(type)} = 'Y'`, ...types.slice(0, i).map((earlier) => `${status(earlier)} IS DISTINCT FROM 'Y'`)].join(' AND '));
+}
+
 /** The day after a 'YYYY-MM-DD' day: the open end of a range of whole days. */
 export function dayAfter(day: string): string {
   const date = new Date(`${day}T00:00:00Z`);

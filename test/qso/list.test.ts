@@ -97,6 +97,25 @@ t.test('GET /api/v2/qso (JSON)', async (t) => {
     t.same(await page('?mode=psk&per_page=1&page=2'), { ids: [both], total: 2 });
   });
 
+  t.test('a QSO confirmed by several of the filtered types is listed once; an unset status is no confirmation', async (t) => {
+    // Pages read one part per type (confirmedConditionParts): confirmed by the first, by the second and not the first, …
+    const owner = await createOperator(db);
+    const [cardAndQrz, qrzOnly, cardOnly] = await insertQsos(db, [
+      { station_id: owner.stationId, call: 'DL8TWO', time_on: '2024-03-04 00:00:00', qsl_rcvd: 'Y', qrzcom_qso_download_status: 'Y' },
+      { station_id: owner.stationId, call: 'DL8QRZ', time_on: '2024-03-04 00:00:01', qsl_rcvd: null, qrzcom_qso_download_status: 'Y' },
+      { station_id: owner.stationId, call: 'DL8QSL', time_on: '2024-03-04 00:00:02', qsl_rcvd: 'Y', qrzcom_qso_download_status: 'N' },
+      { station_id: owner.stationId, call: 'DL8NON', time_on: '2024-03-04 00:00:03', qsl_rcvd: 'N' },
+    ]);
+    const res = await list('?qsl_filter=qsl,qrz', owner.token);
+    t.same({ ids: idsOf(res.body), total: res.body.meta.total }, { ids: [cardOnly, qrzOnly, cardAndQrz], total: 3 });
+    const ssb = await list('?qsl_filter=qrz,qsl&mode=ssb', owner.token);
+    t.same(idsOf(ssb.body), [cardOnly, qrzOnly, cardAndQrz], 'with a mode filter too (two parts of each)');
+    const cw = await list('?qsl_filter=qrz,qsl&mode=cw', owner.token);
+    t.same(idsOf(cw.body), []);
+    const deep = await list('?qsl_filter=qrz,qsl&per_page=2&page=2', owner.token);
+    t.same(idsOf(deep.body), [cardAndQrz]);
+  });
+
   t.test('qsl_filter: one type each, OR-combined lists, unknown keys 400 with details.allowed', async (t) => {
     t.same(await ids('?qsl_filter=lotw'), [b], "lotw 'N' is not confirmed");
     t.same(await ids('?qsl_filter=qsl'), [a]);

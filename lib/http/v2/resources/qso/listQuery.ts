@@ -7,7 +7,9 @@ import type { RequestContext } from '../../resource.js';
 import { SqlParams } from '../../../../db/sqlParams.js';
 import { CONFIRMATION_KEYS } from '../../../../qso/confirmationTypes.js';
 import { parseBandFilter } from '../../../../adif/bands.js';
-import { bandCondition, confirmedCondition, dateRangeConditions, dayAfter, modeCondition, modeConditionParts } from '../../../../qso/filters.js';
+import {
+  bandCondition, confirmedCondition, confirmedConditionParts, dateRangeConditions, dayAfter, modeCondition, modeConditionParts,
+} from '../../../../qso/filters.js';
 import { qsoScope, scopeConditions, type QsoScope } from '../../../../qso/scope.js';
 import { qsoSelectList } from '../../../../qso/present.js';
 import { sinceIdBound } from '../../../../qso/changeBounds.js';
@@ -51,9 +53,13 @@ export interface ListQuery {
   filters(params: SqlParams): string[];
   /**
    * The same filters as disjoint sets of conditions whose union they are, each of which an
-   * index can return in time order: one set, or two for a mode filter (modeConditionParts).
+   * index can return in time order: one set, or one per combination of the parts of a mode
+   * filter (main mode, submode) and of a qsl_filter (one per type): modeConditionParts,
+   * confirmedConditionParts.
    */
   filterVariants(params: SqlParams): string[][];
+  /** How many sets filterVariants gives (known before any value is bound). */
+  filterVariantCount: number;
   /** The filters qso_counts keeps too (band, mode, qsl_filter), on qso (q) or qso_counts (c). */
   bucketFilters(params: SqlParams, alias: 'q' | 'c'): string[];
   /** Which kinds of those filters the list has (what picks the month counts to sum). */
@@ -96,23 +102,36 @@ export async function parseListQuery({ query, services, principal }: RequestCont
     ? parsePagination(query, DEFAULT_PER_PAGE[format], MAX_PER_PAGE)
     : { page: 1, perPage: limit, offset: 0 };
 
-  // The filters the counts keep, each with its kind: the conditions and the kinds come from one list.
-  const bucketParts: Array<[BucketFilterKind, (params: SqlParams, alias: 'q' | 'c') => string]> = [];
+  // The filters the counts keep, each with its kind and, where an OR can be split, its disjoint
+  // parts: the conditions, the kinds and the parts come from one list.
+  type BucketPart = [BucketFilterKind, (params: SqlParams, alias: 'q' | 'c') => string, ((params: SqlParams) => string[])?];
+  const bucketParts: BucketPart[] = [];
   if (band !== null && parseBandFilter(band)) bucketParts.push(['band', (params, alias) => bandCondition(band, params, alias)!]);
-  if (mode !== null) bucketParts.push(['mode', (params, alias) => modeCondition(mode, params, alias)]);
-  if (qslTypes !== null) bucketParts.push(['qsl', (_, alias) => confirmedCondition(qslTypes, alias)]);
+  if (mode !== null) bucketParts.push(['mode', (params, alias) => modeCondition(mode, params, alias), (params) => modeConditionParts(mode, params)]);
+  if (qslTypes !== null) bucketParts.push(['qsl', (_, alias) => confirmedCondition(qslTypes, alias), () => confirmedConditionParts(qslTypes)]);
   const bucketFilters = (params: SqlParams, alias: 'q' | 'c'): string[] => bucketParts.map(([, condition]) => condition(params, alias));
   const bucketFilterKinds = bucketParts.map(([kind]) => kind);
-  /** The filters on q, the mode's condition replaced by `modePart` when given. */
-  const filtersWith = (params: SqlParams, modePart: string | null): string[] => {
+  type ChosenParts = Partial<Record<BucketFilterKind, string>>;
+  /** The filters on q, a split filter's condition replaced by the part `chosen` names for it. */
+  const filtersWith = (params: SqlParams, chosen: ChosenParts): string[] => {
     const conditions: string[] = [];
     if (callsign !== null) conditions.push(`q.call = ${params.add(callsign)}`);
     conditions.push(...dateRangeConditions(since, until, params));
-    for (const [kind, condition] of bucketParts) conditions.push(kind === 'mode' && modePart !== null ? modePart : condition(params, 'q'));
+    for (const [kind, condition] of bucketParts) conditions.push(chosen[kind] ?? condition(params, 'q'));
     if (sinceId > 0) conditions.push(`q.id > ${params.add(sinceId)}::bigint`);
     if (idBelow !== null) conditions.push(`q.id < ${params.add(idBelow)}::bigint`);
     return conditions;
   };
+  const filterVariants = (params: SqlParams): string[][] => {
+    let variants: ChosenParts[] = [{}];
+    for (const [kind, , parts] of bucketParts) {
+      if (parts === undefined) continue;
+      const alternatives = parts(params);
+      variants = variants.flatMap((chosen) => alternatives.map((part) => ({ ...chosen, [kind]: part })));
+    }
+    return variants.map((chosen) => filtersWith(params, chosen));
+  };
+  const filterVariantCount = (mode === null ? 1 : 2) * (qslTypes === null ? 1 : qslTypes.length);
 
   return {
     format,
@@ -123,8 +142,9 @@ export async function parseListQuery({ query, services, principal }: RequestCont
     scope: qsoScope(principal, stationIds),
     callsign,
     days: { from: since, to: until === null ? null : dayAfter(until) },
-    filters: (params) => filtersWith(params, null),
-    filterVariants: (params) => (mode === null ? [filtersWith(params, null)] : modeConditionParts(mode, params).map((part) => filtersWith(params, part))),
+    filters: (params) => filtersWith(params, {}),
+    filterVariants,
+    filterVariantCount,
     bucketFilters,
     bucketFilterKinds,
   };
@@ -209,8 +229,10 @@ export function pageSql(list: ListQuery, output: PageOutput = QSO_OBJECT_OUTPUT,
   if (merged) {
     const reach = `${params.add(offset + perPage)}::bigint`;
     // Newest first, a branch per location and per disjoint part of the filters (filterVariants),
-    // each read in order from its index; by id, the id order serves every filter alike.
-    const variants = (byTime ? list.filterVariants(params) : [list.filters(params)]).map(conditionsWith);
+    // each read in order from its index, while their number stays plannable; by id, the id order
+    // serves every filter alike.
+    const split = byTime && stations.length * list.filterVariantCount <= MAX_MERGE_BRANCHES;
+    const variants = (split ? list.filterVariants(params) : [list.filters(params)]).map(conditionsWith);
     const branches = stations.flatMap((station) => {
       const located = `q.station_id = ${params.add(station)}::int`;
       return variants.map((conditions) => `(SELECT q.id, q.time_on FROM qso q WHERE ${located} AND ${conditions}
