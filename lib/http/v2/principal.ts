@@ -1,6 +1,8 @@
 import { ApiError } from '../errors.js';
 import { hashSecret } from '../../auth/secrets.js';
 import { V2_TOKEN_PREFIX, type TokenRecord } from '../../auth/tokens.js';
+import { ownedStationsFrom } from '../../import/enrich.js';
+import type { BatchedLookup } from '../../db/batchedLookup.js';
 
 export { OFFICER_LEVEL, restrictedOperator, type ClubContext, type Principal } from '../../auth/principal.js';
 import { OFFICER_LEVEL, type ClubContext, type Principal } from '../../auth/principal.js';
@@ -21,9 +23,6 @@ export function presentedToken(authorization: string | undefined, apiKey: string
   const fallback = apiKey?.trim();
   return fallback ? fallback : null;
 }
-
-import { ownedStationsFrom } from '../../import/enrich.js';
-import type { BatchedLookup } from '../../db/batchedLookup.js';
 
 /** The principal of a presented v2 token (looked up with the other requests' at the same moment: services.credentials). */
 export async function authenticate(tokens: BatchedLookup<TokenRecord>, token: string | null): Promise<Principal> {
