@@ -90,9 +90,10 @@ const INSERT_SQL = `
   FROM input AS i LEFT JOIN stored AS s ON ${SAME_KEY('s', 'i')}
   ORDER BY i.ord`;
 
-/** For a row whose twin committed while the statement ran (its snapshot could not see it). */
-const TWIN_SQL = `SELECT id FROM qso WHERE station_id = $1 AND call = $2::text
-  AND date_trunc('minute', time_on) = date_trunc('minute', $3::timestamp(0)) AND band = $4::text AND mode = $5::text LIMIT 1`;
+/** For a row whose twin committed while the statement ran (its snapshot could not see it): the same key rule. */
+const TWIN_SQL = `SELECT c.id FROM qso AS c,
+    (SELECT $1::int AS station_id, $2::text AS call, $3::timestamp(0) AS time_on, $4::text AS band, $5::text AS mode) AS i
+  WHERE ${SAME_KEY('c', 'i')} LIMIT 1`;
 const KEY_COLUMNS = ['call', 'time_on', 'band', 'mode'].map((name) => COLUMN_NAMES.indexOf(name));
 
 type ResultRow = QsoRow & { stored_id: number | null; stored_here: boolean; committed_twin: string | number | null };

@@ -104,11 +104,16 @@ export async function parseListQuery({ query, services, principal }: RequestCont
 
   // The filters the counts keep, each with its kind and, where an OR can be split, its disjoint
   // parts: the conditions, the kinds and the parts come from one list.
-  type BucketPart = [BucketFilterKind, (params: SqlParams, alias: 'q' | 'c') => string, ((params: SqlParams) => string[])?];
+  type Parts = { count: number; of(params: SqlParams): string[] };
+  type BucketPart = [BucketFilterKind, (params: SqlParams, alias: 'q' | 'c') => string, Parts?];
   const bucketParts: BucketPart[] = [];
   if (band !== null && parseBandFilter(band)) bucketParts.push(['band', (params, alias) => bandCondition(band, params, alias)!]);
-  if (mode !== null) bucketParts.push(['mode', (params, alias) => modeCondition(mode, params, alias), (params) => modeConditionParts(mode, params)]);
-  if (qslTypes !== null) bucketParts.push(['qsl', (_, alias) => confirmedCondition(qslTypes, alias), () => confirmedConditionParts(qslTypes)]);
+  if (mode !== null) {
+    bucketParts.push(['mode', (params, alias) => modeCondition(mode, params, alias), { count: 2, of: (params) => modeConditionParts(mode, params) }]);
+  }
+  if (qslTypes !== null) {
+    bucketParts.push(['qsl', (_, alias) => confirmedCondition(qslTypes, alias), { count: qslTypes.length, of: () => confirmedConditionParts(qslTypes) }]);
+  }
   const bucketFilters = (params: SqlParams, alias: 'q' | 'c'): string[] => bucketParts.map(([, condition]) => condition(params, alias));
   const bucketFilterKinds = bucketParts.map(([kind]) => kind);
   type ChosenParts = Partial<Record<BucketFilterKind, string>>;
@@ -126,12 +131,12 @@ export async function parseListQuery({ query, services, principal }: RequestCont
     let variants: ChosenParts[] = [{}];
     for (const [kind, , parts] of bucketParts) {
       if (parts === undefined) continue;
-      const alternatives = parts(params);
+      const alternatives = parts.of(params);
       variants = variants.flatMap((chosen) => alternatives.map((part) => ({ ...chosen, [kind]: part })));
     }
     return variants.map((chosen) => filtersWith(params, chosen));
   };
-  const filterVariantCount = (mode === null ? 1 : 2) * (qslTypes === null ? 1 : qslTypes.length);
+  const filterVariantCount = bucketParts.reduce((count, [, , parts]) => count * (parts?.count ?? 1), 1);
 
   return {
     format,
