@@ -9,7 +9,7 @@
  * docs/api-v2/qso.md with --explain.
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/qso-list.ts \
- *     [--qsos 1000000] [--runs 50] [--clients 32] [--seconds 10] [--explain] [--keep | --reuse <database>] [--lists-only | --creates-only] [--in-process]
+ *     [--qsos 1000000] [--runs 200] [--clients 32] [--seconds 10] [--explain] [--keep | --reuse <database>] [--lists-only | --creates-only] [--in-process]
  */
 import { buildConfig } from '../lib/config.js';
 import { createLogger } from '../lib/log.js';
@@ -30,7 +30,7 @@ import { pageSeek } from '../lib/http/v2/resources/qso/deepPage.js';
 import { totalSqlForExplain } from '../lib/http/v2/resources/qso/listTotal.js';
 
 const QSOS = numberOption('qsos', 1_000_000);
-const RUNS = numberOption('runs', 50);
+const RUNS = numberOption('runs', 200);
 const CLIENTS = numberOption('clients', 32);
 const CREATE_SECONDS = numberOption('seconds', 10);
 const EXPLAIN = process.argv.includes('--explain');

@@ -5,18 +5,17 @@
  * ceiling, measured by the same clients against the same processes: v1 `api/version`, the
  * cheapest authenticated request (the key lookup, one round trip, no write).
  *
- * The clients are node:http requests over kept-alive connections (until 2026-11-27: fetch, whose
- * own CPU, 0.5–1.2 ms a request, took a third of the two cores); they do not ask for gzip unless
- * --gzip is given (fetch did: the server then compresses each v2 answer, the client does not
- * decode it).
+ * The clients are lib/httpClient.ts (node:http over kept-alive connections; --fetch: fetch, as
+ * until 2026-11-27, whose own CPU took a third of the two cores); they do not ask for gzip unless
+ * --gzip is given.
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/workers.ts \
  *     [--workers N (default: CPUs)] [--clients 32] [--seconds 8] [--gzip] [--fetch]
  */
-import { request as httpRequest, Agent } from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
 import { numberOption, percentile, scratchDatabase, secondsSince } from './lib/scratch.js';
 import { startServe, type ServeProcess } from './lib/serveProcess.js';
+import { closeConnections, sendDiscarding } from './lib/httpClient.js';
 import { cpuSeconds } from './lib/cpuTime.js';
 import { createUser } from '../lib/accounts/users.js';
 import { createStation } from '../lib/accounts/stations.js';
@@ -27,23 +26,8 @@ const WORKERS = numberOption('workers', availableParallelism());
 const CLIENTS = numberOption('clients', 32);
 const SECONDS = numberOption('seconds', 8);
 const GZIP = process.argv.includes('--gzip');
-/** The clients of before 2026-11-27, for comparison. */
-const FETCH = process.argv.includes('--fetch');
-const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
-
 /** POSTs `body` and reads the whole answer; resolves with its status. */
-function post(url: string, headers: Record<string, string>, body: string): Promise<number> {
-  if (FETCH) return fetch(url, { method: 'POST', headers, body }).then(async (response) => (await response.arrayBuffer(), response.status));
-  return new Promise((resolve, reject) => {
-    const sent = httpRequest(url, { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)), ...(GZIP ? { 'accept-encoding': 'gzip' } : {}) } }, (response) => {
-      response.on('data', () => undefined);
-      response.on('end', () => resolve(response.statusCode!));
-      response.on('error', reject);
-    });
-    sent.on('error', reject);
-    sent.end(body);
-  });
-}
+const post = (url: string, headers: Record<string, string>, body: string): Promise<number> => sendDiscarding(url, { method: 'POST', headers, body, gzip: GZIP });
 
 const database = await scratchDatabase('workers');
 const userId = await createUser(database.pool, { username: 'bench', callsign: 'DL1BEN' });
@@ -99,5 +83,5 @@ for (const workers of [1, WORKERS]) {
   await server.stop();
 }
 console.log(`load average at end: ${loadavg().map((n) => n.toFixed(1)).join(' ')}`);
-agent.destroy();
+closeConnections();
 await database.dispose();

@@ -1,4 +1,5 @@
 import type { CpuMeter } from './cpuMeter.js';
+import { send } from './httpClient.js';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../lib/db/database.js';
 import { createLogger } from '../../lib/log.js';
@@ -63,12 +64,15 @@ export function databaseName(url: string): string {
   return decodeURIComponent(new URL(url).pathname.slice(1));
 }
 
-/** One GET over HTTP, answered 200 with JSON: its body and how long it took, in milliseconds. */
+/**
+ * One GET over HTTP (lib/httpClient.ts, asking for gzip as fetch would), answered 200 with JSON:
+ * its body and how long it took, in milliseconds, the client's decoding and JSON.parse included.
+ */
 export async function timedGet<T>(url: string, headers: Record<string, string>): Promise<{ body: T; ms: number }> {
   const begin = process.hrtime.bigint();
-  const response = await fetch(url, { headers });
-  const body = (await response.json()) as T;
-  if (response.status !== 200) throw new Error(`${url}: HTTP ${response.status}`);
+  const answer = await send(url, { headers, gzip: true });
+  const body = JSON.parse(answer.body.toString('utf8')) as T;
+  if (answer.status !== 200) throw new Error(`${url}: HTTP ${answer.status}`);
   return { body, ms: secondsSince(begin) * 1000 };
 }
 
