@@ -201,6 +201,8 @@ function locationFields(values: readonly string[]): LocationFields {
 /** Most a slot can add to the input bytes of its value: the opening, a length, '>', ' ', and "0." before a small frequency. */
 const SLOT_OVERHEAD = SLOTS.reduce((sum, s) => sum + s.opening.length + 16, 0);
 const RECORD_END = Buffer.from(ADIF_RECORD_END);
+/** Locations whose fields a formatter keeps; beyond, it starts again (an export reads few). */
+const MAX_KEPT_LOCATIONS = 64;
 
 /** Where the digits are in 'YYYY-MM-DD HH:MM:SS' (a date, or a timestamp): YYYYMMDD and HHMMSS. */
 const DAY_DIGITS = Uint8Array.of(0, 1, 2, 3, 5, 6, 8, 9);
@@ -215,14 +217,16 @@ for (const [letter, byte] of Object.entries({ b: 8, f: 12, n: 10, r: 13, t: 9, v
 
 /**
  * Turns export rows (COPY text bytes) into ADIF records appended to a ByteOutput. One instance
- * per export: it keeps the fields of the last station location seen (an export's rows come
- * from one or a few).
+ * per export: it keeps the fields of the station locations seen (an export's rows come from one
+ * or a few, alternating in id order).
  */
 export class ExportRecordFormatter {
   /** The id of the row last formatted. */
   id = 0;
   private locationKey: Buffer | null = null;
   private location: LocationFields = locationFields([]);
+  /** The fields of the locations seen, by their columns' bytes (as latin1 text). */
+  private readonly locations = new Map<string, LocationFields>();
   // The field last read: input[start, end), and how many of its bytes are UTF-8 continuation
   // bytes or escape backslashes (neither counts in an ADIF length).
   private start = 0;
@@ -301,7 +305,15 @@ export class ExportRecordFormatter {
     const key = this.locationKey;
     if (key !== null && input.compare(key, 0, key.length, start, end) === 0) return;
     this.locationKey = Buffer.from(input.subarray(start, end));
-    this.location = locationFields(input.toString('utf8', start, end).split('\t').map(unescapeCopyValue));
+    // Rows in id order alternate between an owner's locations: each one's fields are kept.
+    const text = input.toString('latin1', start, end);
+    let fields = this.locations.get(text);
+    if (fields === undefined) {
+      if (this.locations.size >= MAX_KEPT_LOCATIONS) this.locations.clear();
+      fields = locationFields(input.toString('utf8', start, end).split('\t').map(unescapeCopyValue));
+      this.locations.set(text, fields);
+    }
+    this.location = fields;
   }
 
   /** `<NAME:LEN>value ` for the field last read, converted as the slot says; room is reserved. */

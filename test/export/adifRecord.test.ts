@@ -113,6 +113,15 @@ t.test('the location fills what the QSO lacks, and a new location is read when t
   t.equal(field(back!, 'MY_CNTY'), undefined);
 });
 
+t.test('locations alternating row by row, more of them than the formatter keeps, each fill their own rows', async (t) => {
+  // 70 locations, twice round: the kept fields are dropped once past 64 and read again.
+  const calls = Array.from({ length: 70 }, (_, i) => `DL${i}LOC`);
+  const rows = [...calls, ...calls].map((callsign, i) => ({ 'q.call': `K${i}Q`, 's.callsign': callsign, 's.gridsquare': `JO${10 + (i % 70)}` }));
+  const records = format(...rows);
+  t.same(records.map((record) => field(record, 'STATION_CALLSIGN')), [...calls, ...calls]);
+  t.same(records.map((record) => field(record, 'MY_GRIDSQUARE')), rows.map((row) => row['s.gridsquare']));
+});
+
 t.test('extra: values columns could not take, other fields in name order', async (t) => {
   const [record] = format({ 'q.call': 'K1ABC', 'q.extra': JSON.stringify({ zz_own: 'z', app_log_x: 'a\tb', my_city: 'Potsdam', address: 'Street 1' }) });
   t.equal(field(record!, 'MY_CITY'), 'Potsdam');
