@@ -22,7 +22,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { createStation } from '../lib/accounts/stations.js';
 import { createUser } from '../lib/accounts/users.js';
 import type { Database } from '../lib/db/database.js';
-import { loadImportStation } from '../lib/import/enrich.js';
+import { loadTargetStation } from '../lib/accounts/targetStations.js';
 import { insertOneQso } from '../lib/import/insertOne.js';
 import { InsertBatcher } from '../lib/import/insertBatcher.js';
 import { RecordProcessor } from '../lib/import/recordProcessor.js';
@@ -99,7 +99,7 @@ export async function ensureFile(count: number): Promise<string> {
 /** The rows the import would store, in COPY text with a leading station_id column: the ceiling's input. */
 export async function writeCopyRows(db: pg.Pool, adifPath: string, stationId: number, copyPath: string): Promise<number> {
   const options = { stationId, frequencyUnit: 'MHz' as const };
-  const processor = new RecordProcessor(await loadImportStation(db, stationId), options, null);
+  const processor = new RecordProcessor(await loadTargetStation(db, stationId), options, null);
   const prefix = `${stationId}\t`;
   // Staging rows end in the MATCH_COLUMNS (NULL for a record to insert), which qso has not.
   const matchColumns = new RegExp(`(?:\\t[^\\t\\n]*){${MATCH_COLUMNS.length}}$`, 'gm');
@@ -243,7 +243,7 @@ function observeImport(db: pg.Pool, otherStationId: number): { stop(): Promise<O
   const observation: Observation = { locks: new Set(), maxWriteMs: 0, writes: 0 };
   let running = true;
   const loop = (async () => {
-    const otherStation = await loadImportStation(db, otherStationId);
+    const otherStation = await loadTargetStation(db, otherStationId);
     const inserts = new InsertBatcher(db);
     while (running) {
       const { rows } = await db.query<{ lock: string }>(

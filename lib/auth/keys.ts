@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { hashSecret, LAST_USED_PRECISION, randomHex } from './secrets.js';
-import { ownedStationsFrom, ownedStationsSql, type ImportStation, type OwnedStationsJson } from '../import/enrich.js';
+import { ownedStationsFrom, ownedStationsSql, type TargetStation, type OwnedStationsJson } from '../accounts/targetStations.js';
 
 /**
  * A new v1 key: the original's `wl` prefix and 128 random bits (32 hex characters). The
@@ -19,7 +19,7 @@ export interface V1Key {
   createdBy: number;
   rights: KeyRights;
   /** The owner's station locations, read with the key (ownedStationsSql): a create needs no other round trip. */
-  stations: ImportStation[];
+  stations: TargetStation[];
 }
 
 export async function createKey(db: pg.Pool, userId: number, rights: KeyRights, createdBy = userId): Promise<string> {

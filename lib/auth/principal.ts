@@ -1,5 +1,5 @@
 // Who a request acts for, as every part of the server sees it (lib/http/v2/principal.ts authenticates it).
-import type { ImportStation } from '../import/enrich.js';
+import type { TargetStation } from '../accounts/targetStations.js';
 
 /** Club permission levels: 3 member, 6 member (ADIF), 9 officer. */
 export const OFFICER_LEVEL = 9;
@@ -25,7 +25,7 @@ export interface Principal {
   /** The owner's station locations (for club tokens: the club's), ascending, read with the token. */
   stationIds: readonly number[];
   /** The same locations with what a write into one needs (ownedStationsSql). */
-  stations: readonly ImportStation[];
+  stations: readonly TargetStation[];
 }
 
 /** Below officer level, QSO data is limited to the member's own operator QSOs. */

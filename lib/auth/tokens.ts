@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { hashSecret, LAST_USED_PRECISION, randomHex } from './secrets.js';
-import { ownedStationsSql, type OwnedStationsJson } from '../import/enrich.js';
+import { ownedStationsSql, type OwnedStationsJson } from '../accounts/targetStations.js';
 import type { Scope } from './scopes.js';
 
 /** Every v2 token starts with this prefix; anything else (v1 keys included) is not a v2 token. */

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type pg from 'pg';
-import type { ImportStation } from './enrich.js';
+import type { TargetStation } from '../accounts/targetStations.js';
 import { UnreadableInputError } from './errors.js';
 import { importAdif } from './pipeline.js';
 import { RecordProcessor } from './recordProcessor.js';
@@ -31,7 +31,7 @@ export async function importSmallAdif(
   db: pg.Pool,
   inserts: InsertBatcher,
   text: string,
-  station: ImportStation,
+  station: TargetStation,
   options: Omit<ImportOptions, 'dryRun' | 'onProgress' | 'rowsPerBatch'>,
 ): Promise<ImportSummary> {
   const processor = new RecordProcessor(station, options, null);

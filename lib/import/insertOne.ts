@@ -1,5 +1,6 @@
 import { normalizeRecord } from '../adif/normalize.js';
-import { fillDxcc, fillStation, stationCallsignMismatch, type ImportStation } from './enrich.js';
+import { fillDxcc, fillStation, stationCallsignMismatch } from './enrich.js';
+import type { TargetStation } from '../accounts/targetStations.js';
 import { newRow, rowValues } from './rowValues.js';
 import type { ImportOptions, RawRecord } from './types.js';
 import type { QsoRow } from '../qso/present.js';
@@ -18,7 +19,7 @@ export type InsertOneResult = { id: number; row: QsoRow } | { duplicateOf: numbe
 export async function insertOneQso(
   inserts: InsertBatcher,
   record: RawRecord,
-  station: ImportStation,
+  station: TargetStation,
   options: Omit<ImportOptions, 'dryRun' | 'onProgress' | 'stationId'>,
 ): Promise<InsertOneResult> {
   const { qso, messages } = normalizeRecord(record, { frequencyUnit: options.frequencyUnit });

@@ -2,7 +2,7 @@ import { Readable, type Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { loadDupeIndex } from './dupeIndex.js';
-import { loadImportStation } from './enrich.js';
+import { loadTargetStation } from '../accounts/targetStations.js';
 import { matchStagedRows, type MatchBatchOptions } from './matchBatch.js';
 import { MatchTally } from './matchTally.js';
 import { RecordProcessor } from './recordProcessor.js';
@@ -54,7 +54,7 @@ async function runImport(db: pg.Pool, input: Readable, options: ImportOptions, t
       await beginQsoWriteForStations(client, [options.stationId]);
       await lockStationForImport(client, options.stationId);
     }
-    const station = await loadImportStation(client, options.stationId, true);
+    const station = await loadTargetStation(client, options.stationId, true);
     const dupes = await loadDupeIndex(client, options.stationId);
     await createStagingTable(client);
     const processor = new RecordProcessor(station, options, dupes);

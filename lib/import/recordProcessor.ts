@@ -3,7 +3,8 @@ import type { AdifHeader, AdifItem } from '../adif/types.js';
 import { formatCopyRow } from './copyText.js';
 import type { DupeIndex } from './dupeIndex.js';
 import { downloadOfHeader, downloadOfRecord, translateDownload } from './downloads.js';
-import { fillDxcc, fillStation, stationCallsignMismatch, type ImportStation } from './enrich.js';
+import { fillDxcc, fillStation, stationCallsignMismatch } from './enrich.js';
+import type { TargetStation } from '../accounts/targetStations.js';
 import { MessageLog, recordPlace } from './messages.js';
 import { markForMatch, newStagingRow, rowValues } from './rowValues.js';
 import type { DownloadSource, ImportOptions } from './types.js';
@@ -35,7 +36,7 @@ export class RecordProcessor {
 
   /** `dupes` null: no duplicate check here (a dry run; or the unique index decides, direct.ts). */
   constructor(
-    private readonly station: ImportStation,
+    private readonly station: TargetStation,
     private readonly options: ImportOptions,
     private readonly dupes: DupeIndex | null,
   ) {

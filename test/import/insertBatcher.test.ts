@@ -1,7 +1,8 @@
 import t from 'tap';
 import { normalizeRecord } from '../../lib/adif/normalize.js';
 import { QueryScope, runInQueryScope } from '../../lib/db/queryScope.js';
-import { fillDxcc, fillStation, loadImportStation, type ImportStation } from '../../lib/import/enrich.js';
+import { fillDxcc, fillStation } from '../../lib/import/enrich.js';
+import { loadTargetStation, type TargetStation } from '../../lib/accounts/targetStations.js';
 import { InsertBatcher, type InsertRequest, type RowOutcome } from '../../lib/import/insertBatcher.js';
 import { INSERT_COLUMNS, newRow, rowValues } from '../../lib/import/rowValues.js';
 import { Metrics } from '../../lib/metrics.js';
@@ -9,14 +10,14 @@ import { createOperator } from '../helpers/fixtures.js';
 import { testDatabase } from '../helpers/db.js';
 
 /** A row as a single create stores it: normalised, DXCC and station filled. */
-function row(station: ImportStation, call: string, time = '1200', band = '20m'): string[] {
+function row(station: TargetStation, call: string, time = '1200', band = '20m'): string[] {
   const { qso } = normalizeRecord({ call, qso_date: '20240301', time_on: time, band, mode: 'CW' }, { frequencyUnit: 'MHz' });
   fillDxcc(qso!);
   fillStation(qso!, station, null, null);
   return rowValues(qso!, newRow()) as string[];
 }
 
-function request(station: ImportStation, rows: string[][], returnRows = false): InsertRequest {
+function request(station: TargetStation, rows: string[][], returnRows = false): InsertRequest {
   return { stationId: station.id, ownerId: station.userId, rows, returnRows };
 }
 
@@ -28,8 +29,8 @@ const storedId = (outcome: RowOutcome | undefined): number => {
 t.test('small inserts stored together', async (t) => {
   const db = await testDatabase(t);
   const pool = db.pool;
-  const a = await loadImportStation(pool, (await createOperator(pool)).stationId);
-  const b = await loadImportStation(pool, (await createOperator(pool)).stationId);
+  const a = await loadTargetStation(pool, (await createOperator(pool)).stationId);
+  const b = await loadTargetStation(pool, (await createOperator(pool)).stationId);
   const txids = async (ids: number[]) =>
     (await pool.query<{ n: number }>('SELECT count(DISTINCT txid)::int AS n FROM qso WHERE id = ANY($1::bigint[])', [ids])).rows[0]!.n;
 

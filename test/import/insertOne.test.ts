@@ -1,7 +1,7 @@
 import t from 'tap';
 import { insertOneQso } from '../../lib/import/insertOne.js';
 import { InsertBatcher } from '../../lib/import/insertBatcher.js';
-import { loadImportStation } from '../../lib/import/enrich.js';
+import { loadTargetStation } from '../../lib/accounts/targetStations.js';
 import { createOperator } from '../helpers/fixtures.js';
 import { testDatabase } from '../helpers/db.js';
 
@@ -10,7 +10,7 @@ t.test('single QSO insert', async (t) => {
   const pool = db.pool;
   const inserts = new InsertBatcher(pool);
   const op = await createOperator(pool, { callsign: 'DL1ONE' });
-  const station = await loadImportStation(pool, op.stationId);
+  const station = await loadTargetStation(pool, op.stationId);
   const options = { frequencyUnit: 'Hz' as const };
   const record = { call: 'ea5abc', qso_date: '2024-03-01', time_on: '10:15:20', band: '20m', mode: 'FT4', freq: '14080000', app_x_y: 'kept' };
 

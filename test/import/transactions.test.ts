@@ -4,7 +4,7 @@ import type pg from 'pg';
 import t from 'tap';
 import { formatAdifRecord } from '../../lib/adif/writer.js';
 import { importAdif } from '../../lib/import/pipeline.js';
-import { loadImportStation } from '../../lib/import/enrich.js';
+import { loadTargetStation } from '../../lib/accounts/targetStations.js';
 import { insertOneQso } from '../../lib/import/insertOne.js';
 import { InsertBatcher } from '../../lib/import/insertBatcher.js';
 import { createOperator } from '../helpers/fixtures.js';
@@ -79,7 +79,7 @@ t.test('import transactions', async (t) => {
     const upload = controlledInput([qso('DL2FIRST', '20240301', '1015', '20m', 'CW')]);
     const importing = importAdif(pool, upload.input, { stationId: op.stationId, frequencyUnit: 'MHz' });
     await upload.started;
-    const single = await insertOneQso(inserts, Object.fromEntries(twin), await loadImportStation(pool, op.stationId), { frequencyUnit: 'MHz' });
+    const single = await insertOneQso(inserts, Object.fromEntries(twin), await loadTargetStation(pool, op.stationId), { frequencyUnit: 'MHz' });
     t.ok('id' in single, 'the single create is not blocked by the running import');
     upload.finish([twin]);
     t.match(await importing, { parsed: 2, imported: 1, skipped: 1 });
@@ -161,8 +161,8 @@ t.test('import transactions', async (t) => {
     );
     t.ok(held.includes('own uncommitted relation AccessExclusiveLock'), 'the staging table, private to the import');
 
-    t.ok('id' in (await insertOneQso(inserts, Object.fromEntries(qso('DL7X', '20240301', '1015', '20m', 'CW')), await loadImportStation(pool, other.stationId), { frequencyUnit: 'MHz' })));
-    t.ok('id' in (await insertOneQso(inserts, Object.fromEntries(qso('DL7Y', '20240301', '1015', '20m', 'CW')), await loadImportStation(pool, op.stationId), { frequencyUnit: 'MHz' })));
+    t.ok('id' in (await insertOneQso(inserts, Object.fromEntries(qso('DL7X', '20240301', '1015', '20m', 'CW')), await loadTargetStation(pool, other.stationId), { frequencyUnit: 'MHz' })));
+    t.ok('id' in (await insertOneQso(inserts, Object.fromEntries(qso('DL7Y', '20240301', '1015', '20m', 'CW')), await loadTargetStation(pool, op.stationId), { frequencyUnit: 'MHz' })));
     await pool.query('UPDATE stations SET name = $2 WHERE id = $1', [op.stationId, 'renamed']);
     const client = await pool.connect();
     try {

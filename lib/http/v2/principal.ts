@@ -1,7 +1,7 @@
 import { ApiError } from '../errors.js';
 import { hashSecret } from '../../auth/secrets.js';
 import { V2_TOKEN_PREFIX, type TokenRecord } from '../../auth/tokens.js';
-import { ownedStationsFrom } from '../../import/enrich.js';
+import { ownedStationsFrom } from '../../accounts/targetStations.js';
 import type { BatchedLookup } from '../../db/batchedLookup.js';
 
 export { OFFICER_LEVEL, restrictedOperator, type ClubContext, type Principal } from '../../auth/principal.js';

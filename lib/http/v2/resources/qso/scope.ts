@@ -2,7 +2,7 @@ import { forbidden } from '../../../errors.js';
 import { asInteger } from '../../../../input/jsonValues.js';
 import type { RequestContext } from '../../resource.js';
 import { qsoScope, type QsoScope } from '../../../../qso/scope.js';
-import type { ImportStation } from '../../../../import/enrich.js';
+import type { TargetStation } from '../../../../accounts/targetStations.js';
 
 /** Every QSO the token may reach: the owner's station locations, one operator for club members below officer. */
 export function requestScope({ principal }: RequestContext): QsoScope {
@@ -14,7 +14,7 @@ export function qsoId({ id }: RequestContext): number {
   return Number(id);
 }
 
-export type OwnedStation = ImportStation;
+export type OwnedStation = TargetStation;
 
 /**
  * A `station_profile_id` body value naming a station location of the token owner (read with the
