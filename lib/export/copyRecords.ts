@@ -4,7 +4,7 @@ import { CopyRows } from '../db/copyRows.js';
 
 /** ADIF records formatted from one piece of COPY output. */
 export interface RecordBatch {
-  /** The records, each ending "<EOR>\n". */
+  /** The records, each ending "<EOR>\n" (inside JSON: "<EOR>\\n"). */
   bytes: Buffer;
   /** Per record: its QSO's id, and where it ends in `bytes`. */
   ids: number[];
@@ -16,7 +16,7 @@ export interface RecordBatch {
  * pieces as the connection delivers them, turned into ADIF records.
  */
 export class CopyRecordReader {
-  private readonly formatter = new ExportRecordFormatter();
+  private readonly formatter: ExportRecordFormatter;
   private readonly out = new ByteOutput();
   private ids: number[] = [];
   private ends: number[] = [];
@@ -25,6 +25,11 @@ export class CopyRecordReader {
     this.ids.push(this.formatter.id);
     this.ends.push(this.out.length);
   });
+
+  /** `inJson`: the records as the inside of a JSON string (ExportRecordFormatter). */
+  constructor(options: { inJson?: boolean } = {}) {
+    this.formatter = new ExportRecordFormatter(options);
+  }
 
   /** The records of the rows `chunk` completes; null when it completes none. */
   read(chunk: Buffer): RecordBatch | null {

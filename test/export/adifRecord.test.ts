@@ -22,7 +22,10 @@ function rowBytes(values: Row): Buffer {
 
 /** Formats rows with one formatter, as an export does; returns each record as text. */
 function format(...rows: Row[]): string[] {
-  const formatter = new ExportRecordFormatter();
+  return formatWith(new ExportRecordFormatter(), rows);
+}
+
+function formatWith(formatter: ExportRecordFormatter, rows: Row[]): string[] {
   const out = new ByteOutput(16);
   const records: string[] = [];
   for (const values of rows) {
@@ -139,4 +142,25 @@ t.test('a row with no value at all writes only the original\'s QSL defaults; the
   formatter.format(input, 0, input.length, out);
   t.equal(out.take().toString('utf8'), '<QSL_RCVD:1>N <QSL_SENT:1>N <EOR>\n');
   t.equal(formatter.id, 42);
+});
+
+t.test('inside JSON: the same records, escaped in the same pass, whatever the values hold', async (t) => {
+  // Stored values (exportRowText escapes them for COPY as the database does): quotes,
+  // backslashes, control bytes COPY escapes and ones it leaves raw, UTF-8; in columns, in extra,
+  // in a location's fields and in the original's defaults, over two locations alternating.
+  const rows: Row[] = [
+    { 'q.call': 'K1ABC', 'q.comment': 'say "hi"\\ back\nline two\ttab\r', 'q.name': 'Jürgen \u0001' },
+    { 'q.call': 'K1DEF', 'q.notes': 'bell \u0007 and "quotes"', 's.callsign': 'DL0"Q"', 's.gridsquare': 'JO62', 's.city': 'Köln\\Nord' },
+    { 'q.call': 'K1GHI', 'q.extra': JSON.stringify({ app_x: 'a"b\\c\n', my_city: 'Tab\there' }) },
+    { 'q.call': 'K1JKL', 'q.qsl_sent': 'Y' },
+  ];
+  const plain = formatWith(new ExportRecordFormatter(), rows);
+  const inJson = formatWith(new ExportRecordFormatter({ inJson: true }), rows);
+  t.equal(inJson.length, plain.length);
+  for (let i = 0; i < plain.length; i++) {
+    t.equal(JSON.parse(`"${inJson[i]}"`), plain[i], `record ${i} is the plain record as the inside of a JSON string`);
+  }
+  t.ok(plain[0]!.includes('say "hi"\\ back\nline two\ttab\r'), 'the plain record holds the raw value');
+  t.ok(plain[1]!.includes('\u0007') && plain[1]!.includes('<STATION_CALLSIGN:6>DL0"Q" '), 'and the location\'s');
+  t.ok(plain[2]!.includes('<APP_X:6>a"b\\c\n'), 'and extra\'s');
 });
