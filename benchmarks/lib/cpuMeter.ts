@@ -41,7 +41,25 @@ function titleOf(pid: number): string {
 export interface CpuSample {
   /** The server's processes, ms; null when the server is this process (its client work would count too). */
   server: number | null;
+  /** Each backend's, ms, by process id. */
+  backends: Map<number, number>;
+}
+
+/** CPU spent between two samples, ms. */
+export interface CpuSpent {
+  server: number | null;
   database: number;
+}
+
+/**
+ * The backends' CPU between two samples, each backend counted against its own earlier reading: a
+ * backend that came since counts from 0, and one that ended (a pool closing an idle connection)
+ * counts nothing, where the difference of two sums would subtract its whole life.
+ */
+export function cpuSpent(before: CpuSample, after: CpuSample): CpuSpent {
+  let database = 0;
+  for (const [pid, ms] of after.backends) database += ms - (before.backends.get(pid) ?? 0);
+  return { server: before.server === null || after.server === null ? null : after.server - before.server, database };
 }
 
 /** A backend's process title: `postgres: [cluster: ]<user> <database> <client> <state>`. */
@@ -65,7 +83,7 @@ export class CpuMeter {
     const backends = processIds().filter((pid) => BACKEND_TITLE.exec(titleOf(pid))?.[1] === this.database);
     return {
       server: this.serverPids === null ? null : this.serverPids.reduce((sum, pid) => sum + cpuMs(pid), 0),
-      database: backends.reduce((sum, pid) => sum + cpuMs(pid), 0),
+      backends: new Map(backends.map((pid) => [pid, cpuMs(pid)])),
     };
   }
 }

@@ -1,4 +1,4 @@
-import type { CpuMeter } from './cpuMeter.js';
+import { cpuSpent, type CpuMeter } from './cpuMeter.js';
 import { send } from './httpClient.js';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../lib/db/database.js';
@@ -109,8 +109,9 @@ export async function measureList(
     const list = await timedGet<{ meta: typeof meta }>(url, headers);
     const after = meter?.sample();
     if (before && after) {
-      cpu.server = before.server === null || after.server === null || cpu.server === null ? null : cpu.server + after.server - before.server;
-      cpu.database += after.database - before.database;
+      const spent = cpuSpent(before, after);
+      cpu.server = spent.server === null || cpu.server === null ? null : cpu.server + spent.server;
+      cpu.database += spent.database;
     }
     lists.push(list.ms);
     meta = list.body.meta;
