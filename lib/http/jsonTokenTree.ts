@@ -1,4 +1,4 @@
-import { jsonParser, type Token } from 'stream-json/parser.js';
+import type { Token } from 'stream-json/parser.js';
 
 /**
  * Turns stream-json tokens back into a JSON value, under the limits a request body needs: a
@@ -11,17 +11,6 @@ import { jsonParser, type Token } from 'stream-json/parser.js';
  * stream-json's own Assembler does not fit: it has no budget or depth limit, and it assigns
  * members with `=`, so a `__proto__` member would set the object's prototype.
  */
-
-/** A stream-json parser as a function: text in (or END_OF_INPUT at the end), tokens out. */
-export type Tokenizer = (input: string | symbol) => { values: Token[] } | symbol;
-
-/** Flush marker of stream-chain's flushable functions, which stream-json's parser is. */
-export const END_OF_INPUT = Symbol.for('object-stream.none');
-
-/** Keys and numbers come packed (one token each); strings come in chunks, so a long one can be diverted. */
-export function createTokenizer(): Tokenizer {
-  return jsonParser({ packKeys: true, streamKeys: false, packNumbers: true, streamNumbers: false, packStrings: false }) as unknown as Tokenizer;
-}
 
 /** Bytes a token costs beyond its text, for the budget. */
 const TOKEN_OVERHEAD = 8;

@@ -2,7 +2,8 @@ import type { Readable, Writable } from 'node:stream';
 import { ApiError, validationError } from '../../../errors.js';
 import { SpoolFile } from '../../../spool.js';
 import { MAX_JSON_DEPTH, payloadTooLarge } from '../../../body.js';
-import { createTokenizer, END_OF_INPUT, JsonTokenTree, type Tokenizer } from '../../../jsonTokenTree.js';
+import { JsonTokenTree } from '../../../jsonTokenTree.js';
+import { createTokenizer, END_OF_INPUT, type Tokenizer } from '../../../jsonTokenizer.js';
 import { writeWithBackPressure } from '../../../../export/backPressure.js';
 
 /**
