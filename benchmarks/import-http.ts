@@ -11,7 +11,8 @@
  * Needs bin/logbook.js compiled (npm run build) and /usr/bin/time (GNU time). Peak RSS of the
  * server is the serve process's VmHWM (one fresh process per upload).
  */
-import { createReadStream, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, statSync } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
@@ -21,11 +22,24 @@ import { SCOPES } from '../lib/auth/scopes.js';
 import { copyCeiling, ensureFile, label, machine, newStation, report, runCli, writeCopyRows, dataDir } from './import.js';
 import { numberOption, percentile, scratchDatabase, type ScratchDatabase } from './lib/scratch.js';
 import { startServe } from './lib/serveProcess.js';
+import { cpuSeconds, watchPostgresCpu } from './lib/cpuTime.js';
+import { closeConnections, sendDiscarding } from './lib/httpClient.js';
 
 /** The default max_body_bytes (256 MiB) refuses a 1M-QSO file (325 MB) and its JSON form. */
 const SERVE_CONFIG = { max_body_bytes: 4 * 1024 ** 3 };
 
-/** The file's text as the content of a JSON string, escaped chunk by chunk (UTF-8 sequences kept whole). */
+/**
+ * The file's text as the content of a JSON string, written once next to it: the client then
+ * streams a file in both modes, so the JSON upload's timing holds no escaping by the client
+ * (a tenth of the run's CPU, on the two cores the server and PostgreSQL share).
+ */
+async function ensureJsonString(file: string): Promise<string> {
+  const path = `${file}.json-string`;
+  if (!existsSync(path)) await pipeline(createReadStream(file), jsonStringContent(), createWriteStream(path));
+  return path;
+}
+
+/** Text as the content of a JSON string, escaped chunk by chunk (UTF-8 sequences kept whole). */
 function jsonStringContent(): Transform {
   const decoder = new StringDecoder('utf8');
   return new Transform({
@@ -62,13 +76,12 @@ function singleCreates(serverUrl: string, token: string, stationId: number): { s
   const loop = (async () => {
     for (let n = 0; running; n++) {
       const started = process.hrtime.bigint();
-      const answer = await fetch(`${serverUrl}/api/v2/qso`, {
+      const status = await sendDiscarding(`${serverUrl}/api/v2/qso`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: JSON.stringify({ station_profile_id: stationId, call: `DL${n}LAT`, band: '20m', mode: 'CW', qso_date: '2024-01-01', time_on: '1200' }),
       });
-      await answer.arrayBuffer();
-      if (answer.status !== 201) throw new Error(`single create answered ${answer.status}`);
+      if (status !== 201) throw new Error(`single create answered ${status}`);
       latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -90,7 +103,7 @@ async function tokenFor(db: ScratchDatabase, stationId: number): Promise<string>
 
 type Mode = 'document' | 'json';
 
-async function httpImport(db: ScratchDatabase, file: string, mode: Mode, ceiling: number, cliRate: number): Promise<void> {
+async function httpImport(db: ScratchDatabase, file: string, mode: Mode, ceiling: number, cli: { rate: number; cpu: string }): Promise<void> {
   const station = await newStation(db, `DL0H${mode === 'document' ? 'D' : 'J'}`);
   const other = await newStation(db, `DL0L${mode === 'document' ? 'D' : 'J'}`);
   const [token, otherToken] = await Promise.all([tokenFor(db, station), tokenFor(db, other)]);
@@ -98,24 +111,32 @@ async function httpImport(db: ScratchDatabase, file: string, mode: Mode, ceiling
   const server = await startServe(db.url, { config: SERVE_CONFIG });
   try {
     const idleRss = server.peakRssMb();
+    const body = createReadStream(mode === 'document' ? file : await ensureJsonString(file), { highWaterMark: 256 * 1024 });
     const others = singleCreates(server.url, otherToken, other);
+    const cpuBefore = { ...cpuSeconds(server.pid), client: process.cpuUsage() };
     const started = process.hrtime.bigint();
-    const file$ = createReadStream(file, { highWaterMark: 256 * 1024 });
     const answer = mode === 'document'
-      ? await upload(`${server.url}/api/v2/qso?station_profile_id=${station}`, token, 'application/octet-stream', '', file$, '')
-      : await upload(`${server.url}/api/v2/qso`, token, 'application/json', `{"station_profile_id":${station},"import_type":"adif","dryrun":false,"adif":"`, file$.pipe(jsonStringContent()), '"}');
+      ? await upload(`${server.url}/api/v2/qso?station_profile_id=${station}`, token, 'application/octet-stream', '', body, '')
+      : await upload(`${server.url}/api/v2/qso`, token, 'application/json', `{"station_profile_id":${station},"import_type":"adif","dryrun":false,"adif":"`, body, '"}');
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const cpuAfter = cpuSeconds(server.pid);
+    const client = process.cpuUsage(cpuBefore.client);
     const latencies = await others.stop();
     if (answer.status !== 201) throw new Error(`upload answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 300)}`);
     const imported = (answer.body as { data: { imported: number } }).data.imported;
     const what = mode === 'document' ? 'HTTP: ADIF as the body' : 'HTTP: JSON import_type adif';
     const rate = report(`${what}, ${label(imported)} QSOs`, imported, seconds, statSync(file).size, `, server peak RSS ${server.peakRssMb().toFixed(0)} MB (idle ${idleRss.toFixed(0)} MB)`);
-    console.log(`  ratio to the ceiling: ${((rate / ceiling) * 100).toFixed(0)} %; to logbook import: ${((rate / cliRate) * 100).toFixed(0)} %`);
+    console.log(`  ratio to the ceiling: ${((rate / ceiling) * 100).toFixed(0)} %; to logbook import: ${((rate / cli.rate) * 100).toFixed(0)} %`);
+    console.log(
+      `  CPU s: server ${(cpuAfter.server - cpuBefore.server).toFixed(1)}, PostgreSQL ${(cpuAfter.postgres - cpuBefore.postgres).toFixed(1)}, ` +
+        `this client (upload and the other user's creates) ${((client.user + client.system) / 1e6).toFixed(1)}; logbook import: ${cli.cpu}`,
+    );
     console.log(
       `  another user's single creates meanwhile: ${latencies.length}, p50 ${percentile(latencies, 50).toFixed(0)} ms, ` +
         `p99 ${percentile(latencies, 99).toFixed(0)} ms, max ${latencies.at(-1)!.toFixed(0)} ms`,
     );
   } finally {
+    closeConnections();
     await server.stop();
   }
 }
@@ -146,14 +167,16 @@ async function main(): Promise<void> {
 
     const cliStation = await newStation(db, 'DL0CLI');
     await db.pool.query('CHECKPOINT');
+    const postgres = watchPostgresCpu();
     const cli = await runCli(['import', file, '--station', String(cliStation), '--json'], db.url);
+    const cliCpu = `process ${cli.cpuSeconds.toFixed(1)}, PostgreSQL ${postgres.stop().toFixed(1)}`;
     const cliImported = (JSON.parse(cli.stdout) as { imported: number }).imported;
     const cliRate = report(`logbook import, ${label(count)} QSOs`, cliImported, cli.seconds, bytes, `, peak RSS ${cli.peakRssMb.toFixed(0)} MB`);
-    console.log(`  ratio to the ceiling: ${((cliRate / ceiling) * 100).toFixed(0)} %`);
+    console.log(`  ratio to the ceiling: ${((cliRate / ceiling) * 100).toFixed(0)} %; CPU s: ${cliCpu}`);
 
     for (const mode of ['document', 'json'] as const) {
       await emptyQsoTable(db);
-      await httpImport(db, file, mode, ceiling, cliRate);
+      await httpImport(db, file, mode, ceiling, { rate: cliRate, cpu: cliCpu });
     }
     console.log(machine());
   } finally {

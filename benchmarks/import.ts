@@ -46,14 +46,19 @@ export async function newStation(db: Database, callsign: string): Promise<number
 export interface CliRun {
   seconds: number;
   peakRssMb: number;
+  /** User plus system CPU seconds of the command's process. */
+  cpuSeconds: number;
   stdout: string;
 }
 
-/** Runs `logbook <args>` under GNU time: wall time and the peak RSS the kernel recorded. */
+/**
+ * Runs `logbook <args>` under GNU time: wall time, CPU and the peak RSS the kernel recorded. With
+ * CLI_PROF=<folder> in the environment the command writes a V8 CPU profile there.
+ */
 export function runCli(args: string[], databaseUrl: string): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn('/usr/bin/time', ['-v', process.execPath, bin, ...args], {
+    const child = spawn('/usr/bin/time', ['-v', process.execPath, ...(process.env.CLI_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.CLI_PROF] : []), bin, ...args], {
       env: { ...process.env, DATABASE_URL: databaseUrl, LOGBOOK_QUIET: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -65,8 +70,9 @@ export function runCli(args: string[], databaseUrl: string): Promise<CliRun> {
     child.on('close', (code) => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
+      const cpu = ['User', 'System'].map((kind) => Number(new RegExp(`${kind} time \\(seconds\\): ([\\d.]+)`).exec(stderr)?.[1] ?? NaN));
       if (code !== 0 || rss === null) reject(new Error(`logbook ${args.join(' ')} failed (${code}):\n${stderr}`));
-      else resolve({ seconds, peakRssMb: Number(rss[1]) / 1024, stdout });
+      else resolve({ seconds, peakRssMb: Number(rss[1]) / 1024, cpuSeconds: cpu[0]! + cpu[1]!, stdout });
     });
   });
 }

@@ -52,3 +52,26 @@ export function cpuSeconds(root: number): { postgres: number; server: number } {
   const postgres = all.filter((p) => p.command === 'postgres').reduce((sum, p) => sum + p.seconds, 0);
   return { postgres, server };
 }
+
+/**
+ * CPU seconds PostgreSQL's processes spend from now until stop(), backends that end meanwhile
+ * included (a CLI's backend ends with it, taking its count out of /proc): each process is read
+ * every 100 ms and counted at its last reading.
+ */
+export function watchPostgresCpu(): { stop(): number } {
+  const read = () => new Map(processTimes().filter((p) => p.command === 'postgres').map((p) => [p.pid, p.seconds]));
+  const first = read();
+  const last = new Map(first);
+  const timer = setInterval(() => {
+    for (const [pid, seconds] of read()) last.set(pid, seconds);
+  }, 100);
+  return {
+    stop() {
+      clearInterval(timer);
+      for (const [pid, seconds] of read()) last.set(pid, seconds);
+      let spent = 0;
+      for (const [pid, seconds] of last) spent += seconds - (first.get(pid) ?? 0);
+      return spent;
+    },
+  };
+}
