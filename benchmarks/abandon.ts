@@ -3,9 +3,10 @@
  * from one client, first alone, then while 100 heavy list requests are started and abandoned by
  * their clients. Logs as in benchmarks/qso-list.ts (1M owned + 1M foreign QSOs, interleaved);
  * the server runs in this process (one API process, its two pools as configured). A heavy list
- * is one whose page query still reads most of the log: a deep page (offset 195,000) of a mode
- * filter, which neither the counts nor the month seek can shorten, so the page walks the time
- * index and checks each QSO's mode in the table. Each is aborted after --abandon-ms; afterwards
+ * is one whose page query still reads most of the log: an ADIF page of a mode filter at offset
+ * 145,000 in id order, which the id blocks' counts (they keep no filter columns) cannot shorten,
+ * so the page reads every matching QSO before it (until 2026-11-27 a JSON page of the same filter,
+ * which the month counts now take to its month). Each is aborted after --abandon-ms; afterwards
  * the benchmark checks that none of their statements is still running.
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/abandon.ts \
@@ -18,6 +19,7 @@ import { startServer } from '../lib/server.js';
 import { compactQsoCounts } from '../lib/qso/counts.js';
 import { generateLogs } from './lib/generatedLog.js';
 import { numberOption, percentile, scratchDatabase, secondsSince } from './lib/scratch.js';
+import { closeConnections, sendDiscarding } from './lib/httpClient.js';
 
 const QSOS = numberOption('qsos', 1_000_000);
 const HEAVY = numberOption('heavy', 100);
@@ -31,9 +33,9 @@ const server = await startServer({ config: buildConfig({}), db: database, logger
 await compactQsoCounts(db, 0);
 const headers = { authorization: `Bearer ${token}` };
 const { rows: ids } = await db.query<{ id: number }>('SELECT id FROM qso WHERE station_id = $1 ORDER BY random() LIMIT $2', [home, RUNS]);
-const heavyUrl = `${server.url}/api/v2/qso?mode=CW&page=3900&per_page=50`;
+const heavyUrl = `${server.url}/api/v2/qso?format=adif&mode=CW&page=30&per_page=5000`;
 
-/** GET /api/v2/qso/{id} one after another over the ids (once, or until `until` settles): latencies in ms, sorted. */
+/** GET /api/v2/qso/{id} (lib/httpClient.ts; the heavy lists are fetch, which can abort) one after another over the ids (once, or until `until` settles): latencies in ms, sorted. */
 async function showLatencies(until?: Promise<unknown>): Promise<number[]> {
   let settled = until === undefined;
   void until?.then(() => (settled = true));
@@ -41,9 +43,8 @@ async function showLatencies(until?: Promise<unknown>): Promise<number[]> {
   for (let i = 0; until === undefined ? i < ids.length : !settled; i++) {
     const { id } = ids[i % ids.length]!;
     const begin = process.hrtime.bigint();
-    const response = await fetch(`${server.url}/api/v2/qso/${id}`, { headers });
-    await response.arrayBuffer();
-    if (response.status !== 200) throw new Error(`GET /qso/${id}: HTTP ${response.status}`);
+    const status = await sendDiscarding(`${server.url}/api/v2/qso/${id}`, { headers });
+    if (status !== 200) throw new Error(`GET /qso/${id}: HTTP ${status}`);
     times.push(secondsSince(begin) * 1000);
   }
   return times.sort((a, b) => a - b);
@@ -107,6 +108,7 @@ if (process.argv.includes('--debug-close')) {
   console.log('closing the server');
   setInterval(() => console.log(`  waiting: ${(server.server as unknown as { _connections: number })._connections} connections, pool total ${db.totalCount} idle ${db.idleCount} waiting ${db.waitingCount}, bulk total ${database.bulkPool.totalCount} idle ${database.bulkPool.idleCount} waiting ${database.bulkPool.waitingCount}`), 2000).unref();
 }
+closeConnections();
 await server.close();
 if (process.argv.includes('--debug-close')) console.log('server closed');
 await database.dispose();

@@ -68,6 +68,7 @@ const scenarios: Array<[string, string]> = [
   ['limit=100', '?limit=100'],
   ['format=adif (per_page 1000)', '?format=adif'],
   ['format=adif, since_id (last ~1,000)', `?format=adif&since_id=${recent!.id}`],
+  ['format=adif, mode=CW', '?format=adif&mode=CW'],
   // Deep pages of every filter: they start from their month (qso_month_counts, per bucket);
   // a date range with a deep page skips through the range.
   ['station_id=Home, page 10,000', `?station_id=${home}&page=10000`],
@@ -79,6 +80,9 @@ const scenarios: Array<[string, string]> = [
   ['qso_since/qso_until (one year)', '?qso_since=2016-01-01&qso_until=2016-12-31'],
   ['qso_since/qso_until (one year), page 2,000', '?qso_since=2016-01-01&qso_until=2016-12-31&page=2000'],
   ['format=adif, page 500 (offset 499,000 by id)', '?format=adif&page=500'],
+  // Ascending ids with a filter: the id blocks' counts keep no filter columns, so the page
+  // skips every matching QSO before it.
+  ['format=adif, mode=CW, page 150 (offset 149,000 by id)', '?format=adif&mode=CW&page=150'],
 ];
 
 // --- EXPLAIN of the list queries ------------------------------------------------------------
