@@ -9,7 +9,7 @@ import type { Logger } from '../log.js';
  * month of time_on (qso_month_counts, sql/013), per month and bucket (qso_month_bucket_counts,
  * sql/017), per month and one kind of filter (band, mode, received statuses) and per
  * confirmation type and month of its received date (sql/018, where the trigger groups the
- * written rows once by qso_count_key()). A list's exact total is then a
+ * written rows once by qso_count_key()), per block of ids and one kind of filter (sql/022). A list's exact total is then a
  * sum over a few hundred rows instead of a count over every matching QSO, and a deep page
  * starts from the month its offset falls into instead of skipping every QSO before it.
  */
@@ -36,12 +36,20 @@ const MONTH_FILTER_TABLES: Record<BucketFilterKind, CountTable> = {
   qsl: { name: 'qso_month_qsl_counts', columns: `station_id, operator, month, ${QSL_COLUMNS}` },
 };
 
+/** The id-block counts per one kind of filter (sql/022), for ADIF pages by `page` with that kind. */
+const ID_FILTER_TABLES: Record<BucketFilterKind, CountTable> = {
+  band: { name: 'qso_id_band_counts', columns: 'station_id, operator, block, band, prop_mode' },
+  mode: { name: 'qso_id_mode_counts', columns: 'station_id, operator, block, mode, submode' },
+  qsl: { name: 'qso_id_qsl_counts', columns: `station_id, operator, block, ${QSL_COLUMNS}` },
+};
+
 const COUNT_TABLES: readonly CountTable[] = [
   { name: 'qso_counts', columns: `station_id, operator, ${BUCKET_COLUMNS}` },
   { name: 'qso_id_counts', columns: 'station_id, operator, block' },
   { name: 'qso_month_counts', columns: 'station_id, operator, month' },
   { name: 'qso_month_bucket_counts', columns: `station_id, operator, month, ${BUCKET_COLUMNS}` },
   ...Object.values(MONTH_FILTER_TABLES),
+  ...Object.values(ID_FILTER_TABLES),
   { name: 'qso_confirmation_month_counts', columns: 'station_id, operator, type, month' },
 ];
 
@@ -55,6 +63,16 @@ export function monthCountsTable(kinds: readonly BucketFilterKind[]): string {
   if (kinds.length === 0) return 'qso_month_counts';
   if (kinds.length === 1) return MONTH_FILTER_TABLES[kinds[0]!].name;
   return 'qso_month_bucket_counts';
+}
+
+/**
+ * The id-block counts to sum for an ADIF page with these kinds of filter: per block alone
+ * without filters, per block and that kind with one kind; null with several (no such table: the
+ * page skips from the start).
+ */
+export function idCountsTable(kinds: readonly BucketFilterKind[]): string | null {
+  if (kinds.length === 0) return 'qso_id_counts';
+  return kinds.length === 1 ? ID_FILTER_TABLES[kinds[0]!].name : null;
 }
 
 /** qso_id_counts counts QSOs per block of this many consecutive ids (fixed by its trigger). */
@@ -108,18 +126,19 @@ export function idRangeTotalSql(scopeOn: (alias: 'q' | 'c') => string, params: S
 }
 
 /**
- * For the page at `offset` of a scope's QSOs in ascending id order, from qso_id_counts: the first
- * id of the block the offset falls into, as `from_id` (the page reads id >= from_id), and
- * `skipped`, the scope's QSOs in the blocks before it, so the page's own offset is `offset -
- * skipped`: it skips fewer than ID_BLOCK ids' QSOs. Exact below the page's idBelow: the blocks
- * before the chosen one lie below it whenever the page reaches any QSO (a block holding ids at
- * or above idBelow is chosen at the latest). No row when the offset is beyond the last QSO.
- * `scope`: the conditions on alias c; `offset` a bound placeholder.
+ * For the page at `offset` of a scope's QSOs in ascending id order, from the id-block counts
+ * (`table`, idCountsTable: qso_id_counts, or per kind of filter): the first id of the block the
+ * offset falls into, as `from_id` (the page reads id >= from_id), and `skipped`, the matching
+ * QSOs in the blocks before it, so the page's own offset is `offset - skipped`: it skips fewer
+ * than ID_BLOCK ids' QSOs. Exact below the page's idBelow: the blocks before the chosen one lie
+ * below it whenever the page reaches any QSO (a block holding ids at or above idBelow is chosen
+ * at the latest). No row when the offset is beyond the last QSO. `scope`: the conditions (scope
+ * and filters) on alias c; `offset` a bound placeholder.
  */
-export function idSeekSql(scope: string, offset: string): string {
+export function idSeekSql(scope: string, offset: string, table = 'qso_id_counts'): string {
   return `SELECT (s.block * ${ID_BLOCK})::text AS from_id, (s.upto - s.n)::int AS skipped
             FROM (SELECT b.block, b.n, sum(b.n) OVER (ORDER BY b.block) AS upto
-                    FROM (SELECT c.block, sum(c.n) AS n FROM qso_id_counts c WHERE ${scope} GROUP BY c.block) b) s
+                    FROM (SELECT c.block, sum(c.n) AS n FROM ${table} c WHERE ${scope} GROUP BY c.block) b) s
            WHERE s.upto > ${offset}::bigint ORDER BY s.block LIMIT 1`;
 }
 

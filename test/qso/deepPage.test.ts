@@ -81,6 +81,21 @@ t.test('deep pages start from their month and are the same pages as a plain OFFS
     }
     t.same(await adifCalls(`station_id=${op.stationId}&per_page=100&page=120`), await expectedCalls([op.stationId], 100, 120), `${label}: ADIF, one location`);
     t.same(await adifCalls('band=20m&per_page=100&page=60'), await expectedCalls([op.stationId, portable], 100, 60, "band = '20m'"), `${label}: ADIF with a filter`);
+    // ADIF by page with one kind of filter: from its block of ids in that kind's counts (sql/022);
+    // with two kinds (mode and band) from the start, as before.
+    let filledAdifPages = 0;
+    for (const [query, condition] of FILTERS) {
+      for (const [perPage, page] of [[1000, 11], [7, 1500], [3000, 4], [100, 119]] as const) {
+        const calls = await adifCalls(`${query}&per_page=${perPage}&page=${page}`);
+        t.same(calls, await expectedCalls([op.stationId, portable], perPage, page, condition), `${label}: ADIF ${query}, per_page ${perPage}, page ${page}`);
+        if (calls.length > 0) filledAdifPages++;
+      }
+    }
+    t.ok(filledAdifPages >= 10, `${label}: ${filledAdifPages} of the filtered deep ADIF pages hold QSOs`);
+    for (const [perPage, page] of [[1000, 6], [50, 201]] as const) {
+      t.same(await adifCalls(`station_id=${portable}&qsl_filter=lotw&per_page=${perPage}&page=${page}`), await expectedCalls([portable], perPage, page, "lotw_qsl_rcvd = 'Y'"), `${label}: ADIF, one location, qsl_filter, page ${page}`);
+      t.same(await adifCalls(`band=SAT&per_page=${perPage}&page=${page}`, member.token), await expectedCalls([club.clubStationId], perPage, page, `operator = '${member.callsign}' AND prop_mode = 'SAT'`), `${label}: a club member's ADIF band=SAT page ${page}`);
+    }
     for (const [perPage, page] of [[1000, 11], [100, 105], [3, 3500]] as const) {
       t.same(await adifCalls(`per_page=${perPage}&page=${page}`, member.token), await expectedCalls([club.clubStationId], perPage, page, `operator = '${member.callsign}'`), `${label}: a club member's ADIF page ${page}`);
       const res = await server.request(`/api/v2/qso?per_page=${perPage}&page=${page}`, { token: member.token });

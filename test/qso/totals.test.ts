@@ -48,6 +48,7 @@ async function countTableMismatches(db: pg.Pool): Promise<string[]> {
   const bucketColumns = `band, mode, submode, prop_mode, ${qslColumns}`;
   // Each table: its key columns, and the rows of qso it counts (one per QSO, or per received type).
   const monthly = `SELECT station_id, operator, date_trunc('month', time_on) AS month, ${bucket} FROM qso`;
+  const blockwise = `SELECT station_id, operator, id / 4096 AS block, ${bucket} FROM qso`;
   const tables: Array<[string, string, string]> = [
     ['qso_counts', `station_id, operator, ${bucketColumns}`, `SELECT station_id, operator, ${bucket} FROM qso`],
     ['qso_id_counts', 'station_id, operator, block', 'SELECT station_id, operator, id / 4096 AS block FROM qso'],
@@ -56,6 +57,9 @@ async function countTableMismatches(db: pg.Pool): Promise<string[]> {
     ['qso_month_band_counts', 'station_id, operator, month, band, prop_mode', monthly],
     ['qso_month_mode_counts', 'station_id, operator, month, mode, submode', monthly],
     ['qso_month_qsl_counts', `station_id, operator, month, ${qslColumns}`, monthly],
+    ['qso_id_band_counts', 'station_id, operator, block, band, prop_mode', blockwise],
+    ['qso_id_mode_counts', 'station_id, operator, block, mode, submode', blockwise],
+    ['qso_id_qsl_counts', `station_id, operator, block, ${qslColumns}`, blockwise],
     // A row per type received 'Y' with a date, in the month of that date.
     ['qso_confirmation_month_counts', 'station_id, operator, type, month', `SELECT station_id, operator, r.type, date_trunc('month', r.date)::date AS month FROM qso
        CROSS JOIN LATERAL (VALUES ('lotw', lotw_qsl_rcvd, lotw_qslrdate), ('eqsl', eqsl_qsl_rcvd, eqsl_qslrdate), ('qsl', qsl_rcvd, qslrdate),
@@ -174,7 +178,8 @@ t.test('list totals from the counts stay exact under concurrent writers', async 
   await compactQsoCounts(db, 0);
   t.same(await countTableMismatches(db), [], 'after emptying a location, every row of every count table');
   const tables = ['qso_counts', 'qso_id_counts', 'qso_month_counts', 'qso_month_bucket_counts', 'qso_month_band_counts',
-    'qso_month_mode_counts', 'qso_month_qsl_counts', 'qso_confirmation_month_counts'];
+    'qso_month_mode_counts', 'qso_month_qsl_counts', 'qso_id_band_counts', 'qso_id_mode_counts', 'qso_id_qsl_counts',
+    'qso_confirmation_month_counts'];
   const left = await db.query<{ rows: number }>(`SELECT count(*)::int AS rows FROM (${tables.map((table) => `SELECT n FROM ${table} WHERE station_id = $1`).join(' UNION ALL ')}) c`, [second]);
   t.equal(left.rows[0]!.rows, 0, 'the emptied location has no rows of counts left');
 });

@@ -1,7 +1,6 @@
 import type pg from 'pg';
 import { SqlParams } from '../../../../db/sqlParams.js';
-import { idSeekSql, monthCountsTable, monthRowsSql, monthSeekSql } from '../../../../qso/counts.js';
-import { scopeConditions } from '../../../../qso/scope.js';
+import { idCountsTable, idSeekSql, monthCountsTable, monthRowsSql, monthSeekSql } from '../../../../qso/counts.js';
 import { bucketScopeOn, type ListQuery, type PageSeek } from './listQuery.js';
 
 /**
@@ -16,8 +15,9 @@ const SEEK_FROM_OFFSET = 10_000;
  * Where the page of `list` starts, or null to skip from the start: deep enough to pay, and
  * only for lists whose filters the counts keep. Newest first (JSON): a scope with band, mode,
  * qsl_filter (the month counts keep those columns) and a range of QSO dates (whole months
- * summed, the partial months at its ends counted). Ascending ids (ADIF): a scope alone (the id
- * blocks keep no filter columns). Ask in the page's snapshot, as its total.
+ * summed, the partial months at its ends counted). Ascending ids (ADIF): a scope with at most
+ * one kind of those filters (the id-block counts per kind, sql/022), no date range. Ask in the
+ * page's snapshot, as its total.
  */
 export async function pageSeek(client: Pick<pg.PoolClient, 'query'>, list: ListQuery): Promise<PageSeek | null> {
   const { offset, perPage } = list.pagination;
@@ -25,9 +25,10 @@ export async function pageSeek(client: Pick<pg.PoolClient, 'query'>, list: ListQ
   if (list.callsign !== null || list.sinceId > 0) return null;
   const params = new SqlParams();
   if (list.format === 'adif') {
-    if (list.bucketFilterKinds.length > 0 || list.days.from !== null || list.days.to !== null) return null;
-    const scope = scopeConditions(list.scope, params, 'c').join(' AND ');
-    const { rows } = await client.query<{ from_id: string; skipped: number }>(idSeekSql(scope, params.add(offset)), params.values);
+    const table = idCountsTable(list.bucketFilterKinds);
+    if (table === null || list.days.from !== null || list.days.to !== null) return null;
+    const scope = bucketScopeOn(list, params)('c');
+    const { rows } = await client.query<{ from_id: string; skipped: number }>(idSeekSql(scope, params.add(offset), table), params.values);
     return rows[0] ? { order: 'id', fromId: rows[0].from_id, skipped: rows[0].skipped } : null;
   }
   const months = monthRowsSql(bucketScopeOn(list, params), params, list.days.from, list.days.to, monthCountsTable(list.bucketFilterKinds));
