@@ -130,16 +130,20 @@ export function idRangeTotalSql(scopeOn: (alias: 'q' | 'c') => string, params: S
  * (`table`, idCountsTable: qso_id_counts, or per kind of filter): the first id of the block the
  * offset falls into, as `from_id` (the page reads id >= from_id), and `skipped`, the matching
  * QSOs in the blocks before it, so the page's own offset is `offset - skipped`: it skips fewer
- * than ID_BLOCK ids' QSOs. Exact below the page's idBelow: the blocks before the chosen one lie
- * below it whenever the page reaches any QSO (a block holding ids at or above idBelow is chosen
- * at the latest). No row when the offset is beyond the last QSO. `scope`: the conditions (scope
- * and filters) on alias c; `offset` a bound placeholder.
+ * than ID_BLOCK ids' QSOs; and the end of the block where `end` (offset + per_page) is reached,
+ * as `to_id` (null past the last block), so that every part of the page reads a few blocks of
+ * ids, whatever plan its filter gets. Exact below the page's idBelow: the blocks before the
+ * chosen one lie below it whenever the page reaches any QSO (a block holding ids at or above
+ * idBelow is chosen at the latest), and so do the page's QSOs before to_id. No row when the
+ * offset is beyond the last QSO. `scope`: the conditions (scope and filters) on alias c;
+ * `offset` and `end` bound placeholders.
  */
-export function idSeekSql(scope: string, offset: string, table = 'qso_id_counts'): string {
-  return `SELECT (s.block * ${ID_BLOCK})::text AS from_id, (s.upto - s.n)::int AS skipped
-            FROM (SELECT b.block, b.n, sum(b.n) OVER (ORDER BY b.block) AS upto
-                    FROM (SELECT c.block, sum(c.n) AS n FROM ${table} c WHERE ${scope} GROUP BY c.block) b) s
-           WHERE s.upto > ${offset}::bigint ORDER BY s.block LIMIT 1`;
+export function idSeekSql(scope: string, offset: string, end: string, table = 'qso_id_counts'): string {
+  return `WITH s AS (SELECT b.block, b.n, sum(b.n) OVER (ORDER BY b.block) AS upto
+                       FROM (SELECT c.block, sum(c.n) AS n FROM ${table} c WHERE ${scope} GROUP BY c.block) b)
+          SELECT (f.block * ${ID_BLOCK})::text AS from_id, (f.upto - f.n)::int AS skipped,
+                 (SELECT ((e.block + 1) * ${ID_BLOCK})::text FROM s e WHERE e.upto >= ${end}::bigint ORDER BY e.block LIMIT 1) AS to_id
+            FROM s f WHERE f.upto > ${offset}::bigint ORDER BY f.block LIMIT 1`;
 }
 
 /** 'YYYY-MM-01' of a 'YYYY-MM-DD' day, and the first day of the month after. */

@@ -28,8 +28,10 @@ export async function pageSeek(client: Pick<pg.PoolClient, 'query'>, list: ListQ
     const table = idCountsTable(list.bucketFilterKinds);
     if (table === null || list.days.from !== null || list.days.to !== null) return null;
     const scope = bucketScopeOn(list, params)('c');
-    const { rows } = await client.query<{ from_id: string; skipped: number }>(idSeekSql(scope, params.add(offset), table), params.values);
-    return rows[0] ? { order: 'id', fromId: rows[0].from_id, skipped: rows[0].skipped } : null;
+    const { rows } = await client.query<{ from_id: string; skipped: number; to_id: string | null }>(
+      idSeekSql(scope, params.add(offset), params.add(offset + perPage), table), params.values,
+    );
+    return rows[0] ? { order: 'id', fromId: rows[0].from_id, skipped: rows[0].skipped, toId: rows[0].to_id } : null;
   }
   const months = monthRowsSql(bucketScopeOn(list, params), params, list.days.from, list.days.to, monthCountsTable(list.bucketFilterKinds));
   // A range inside one month: the page skips at most that month's QSOs anyway.

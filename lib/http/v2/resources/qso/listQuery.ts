@@ -176,12 +176,12 @@ export function where(list: ListQuery, params: SqlParams): string {
 /**
  * Where a deep page starts instead of skipping from the first QSO of its order (deepPage.ts),
  * of which it then skips `offset - skipped`. Newest first: only QSOs with time_on below `below`,
- * and from `above` on when it is not null. Ascending ids: only QSOs with id >= `fromId` (a
- * bigint as text).
+ * and from `above` on when it is not null. Ascending ids: only QSOs with id >= `fromId`, and
+ * below `toId` when it is not null (bigints as text).
  */
 export type PageSeek =
   | { order: 'time'; below: string; skipped: number; above: string | null }
-  | { order: 'id'; fromId: string; skipped: number };
+  | { order: 'id'; fromId: string; skipped: number; toId: string | null };
 
 /** What a page query reads for each QSO (qso aliased q), and what it joins for that. */
 export interface PageOutput {
@@ -205,6 +205,7 @@ export function pageSql(list: ListQuery, output: PageOutput = QSO_OBJECT_OUTPUT,
     if (seek.above !== null) seekConditions.push(`q.time_on >= ${params.add(seek.above)}::timestamp`);
   } else if (seek?.order === 'id') {
     seekConditions.push(`q.id >= ${params.add(seek.fromId)}::bigint`);
+    if (seek.toId !== null) seekConditions.push(`q.id < ${params.add(seek.toId)}::bigint`);
   }
   /** Bound only where used: a parameter no statement names has no type. */
   const conditionsWith = (filters: string[]) => [...scope, ...filters, ...seekConditions].join(' AND ');
