@@ -41,7 +41,7 @@ export function createTokenizer(): Tokenizer {
         if (read.closingQuote === -1) break;
         // The closing quote and what follows go to stream-json, still inside the string.
         longString = null;
-        quotes.leaveString();
+        quotes.closingQuoteNext();
         at = read.closingQuote;
         continue;
       }
@@ -88,9 +88,9 @@ class QuoteTracker {
     return -1;
   }
 
-  /** The long string's closing quote is next (it is handed to stream-json, which ends the string). */
-  leaveString(): void {
-    this.inString = false;
+  /** A long string was read up to its closing quote, which the scan reads next. */
+  closingQuoteNext(): void {
+    this.inString = true;
     this.escaped = false;
   }
 }

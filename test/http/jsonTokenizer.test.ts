@@ -86,16 +86,16 @@ t.test('documents with long and short strings, cut anywhere: the same tokens as 
   t.pass('300 documents, the same tokens');
 });
 
-t.test('a long string comes out in one chunk per piece of input', async (t) => {
+t.test('a long string comes out in one chunk per piece of input, and so does the next one', async (t) => {
   const text = 'x'.repeat(100_000);
-  const pieces = ['{"adif":"', text.slice(0, 60_000), text.slice(60_000), '"}'];
+  const pieces = ['{"adif":"', text.slice(0, 60_000), text.slice(60_000), '","key":"k","string":"', text.slice(0, 70_000), text.slice(70_000), '"}'];
   const tokenize = createTokenizer();
   const chunks: string[] = [];
   for (const input of [...pieces, END_OF_INPUT]) {
     const output = tokenize(input);
     if (typeof output !== 'symbol') for (const token of output.values) if (token.name === 'stringChunk') chunks.push(token.value);
   }
-  t.same(chunks.map((chunk) => chunk.length), [60_000, 40_000]);
+  t.same(chunks.map((chunk) => chunk.length), [60_000, 40_000, 1, 70_000, 30_000]);
 });
 
 t.test('what stream-json refuses inside a long string, this refuses too', async (t) => {
