@@ -29,33 +29,34 @@ export interface HttpSend {
 }
 
 /** One request, its whole answer read (and decoded). */
-export async function send(url: string, { method = 'GET', headers = {}, body, gzip = false }: HttpSend = {}): Promise<HttpAnswer> {
-  const asked = { ...headers, ...(gzip ? { 'accept-encoding': 'gzip' } : {}) };
+export async function send(url: string, options: HttpSend = {}): Promise<HttpAnswer> {
   if (USE_FETCH) {
-    const response = await fetch(url, { method, headers: asked, body });
+    const response = await fetch(url, { method: options.method ?? 'GET', headers: asked(options), body: options.body });
     return { status: response.status, body: Buffer.from(await response.arrayBuffer()) };
   }
-  const { status, encoding, raw } = await new Promise<{ status: number; encoding: string | undefined; raw: Buffer }>((resolve, reject) => {
-    const sent = request(url, { method, agent, headers: body === undefined ? asked : { ...asked, 'content-length': String(Buffer.byteLength(body)) } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode!, encoding: response.headers['content-encoding'], raw: Buffer.concat(chunks) }));
-      response.on('error', reject);
-    });
-    sent.on('error', reject);
-    sent.end(body);
-  });
+  const { status, encoding, raw } = await exchange(url, options, true);
   return { status, body: encoding === 'gzip' ? await inflate(raw) : raw };
 }
 
-/** One request whose answer is not kept: its status once the whole answer has arrived. */
-export function sendDiscarding(url: string, { method = 'GET', headers = {}, body, gzip = false }: HttpSend = {}): Promise<number> {
-  if (USE_FETCH) return send(url, { method, headers, body, gzip }).then((answer) => answer.status);
+/** One request whose answer is read but not kept: its status once the whole answer has arrived. */
+export async function sendDiscarding(url: string, options: HttpSend = {}): Promise<number> {
+  if (USE_FETCH) return (await send(url, options)).status;
+  return (await exchange(url, options, false)).status;
+}
+
+function asked({ headers = {}, gzip = false }: HttpSend): Record<string, string> {
+  return { ...headers, ...(gzip ? { 'accept-encoding': 'gzip' } : {}) };
+}
+
+/** The request over node:http; the answer's bytes are gathered only when `keep`. */
+function exchange(url: string, options: HttpSend, keep: boolean): Promise<{ status: number; encoding: string | undefined; raw: Buffer }> {
+  const { method = 'GET', body } = options;
+  const headers = body === undefined ? asked(options) : { ...asked(options), 'content-length': String(Buffer.byteLength(body)) };
   return new Promise((resolve, reject) => {
-    const asked = { ...headers, ...(gzip ? { 'accept-encoding': 'gzip' } : {}), ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) };
-    const sent = request(url, { method, agent, headers: asked }, (response) => {
-      response.on('data', () => undefined);
-      response.on('end', () => resolve(response.statusCode!));
+    const sent = request(url, { method, agent, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => (keep ? chunks.push(chunk) : undefined));
+      response.on('end', () => resolve({ status: response.statusCode!, encoding: response.headers['content-encoding'], raw: Buffer.concat(chunks) }));
       response.on('error', reject);
     });
     sent.on('error', reject);

@@ -331,7 +331,7 @@ export class ExportRecordFormatter {
     out.writeText(this.inJson ? JSON.stringify(text).slice(1, -1) : text);
   }
 
-  /** The location's fields, worked out again only when its columns differ from the last row's. */
+  /** The location's fields: the last row's when its columns are the same, else those kept for them, else worked out and kept. */
   private loadLocation(input: Buffer, start: number, end: number): void {
     const key = this.locationKey;
     if (key !== null && input.compare(key, 0, key.length, start, end) === 0) return;

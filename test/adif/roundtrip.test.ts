@@ -8,19 +8,9 @@ import { fieldRecords } from '../../lib/adif/spec.js';
 import { parseAdif } from '../../lib/adif/tokenizer.js';
 import type { AdifItem } from '../../lib/adif/types.js';
 import { createAdifWriter, formatAdifHeader, formatAdifRecord } from '../../lib/adif/writer.js';
+import { seededRandom } from '../helpers/random.js';
 
 type Fields = Array<[string, string]>;
-
-function createRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let x = state;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const catalogueNames = fieldRecords()
   .filter((row) => row['Header Field'] !== 'true')
@@ -92,7 +82,7 @@ async function streamItems(records: Fields[], writer: NodeJS.ReadWriteStream, pa
 }
 
 t.test('random records survive ADIF write → read', async (t) => {
-  const random = createRandom(20240101);
+  const random = seededRandom(20240101);
   let failures = 0;
   for (let round = 0; round < 300 && failures === 0; round++) {
     const records = randomRecords(random, 1 + Math.floor(random() * 20));
@@ -111,7 +101,7 @@ t.test('random records survive ADIF write → read', async (t) => {
 });
 
 t.test('random records survive ADX write → read', async (t) => {
-  const random = createRandom(7);
+  const random = seededRandom(7);
   let failures = 0;
   for (let round = 0; round < 300 && failures === 0; round++) {
     const records = randomRecords(random, 1 + Math.floor(random() * 20));
@@ -130,7 +120,7 @@ t.test('random records survive ADX write → read', async (t) => {
 });
 
 t.test('streams: writer → parser for both formats', async (t) => {
-  const records = randomRecords(createRandom(99), 2000);
+  const records = randomRecords(seededRandom(99), 2000);
   const expected = expectedFields(records);
   for (const [format, writer, parser] of [
     ['ADIF', createAdifWriter(header), createAdifParser()],

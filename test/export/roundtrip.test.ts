@@ -11,6 +11,7 @@ import { exportAdifStream } from '../../lib/export/query.js';
 import { createOperator } from '../helpers/fixtures.js';
 import { testDatabase } from '../helpers/db.js';
 import { adifDocument, importText, type Fields } from '../import/helpers.js';
+import { seededRandom } from '../helpers/random.js';
 
 /**
  * Property: for random records carrying every catalogue field (plus application and unknown
@@ -20,18 +21,7 @@ import { adifDocument, importText, type Fields } from '../import/helpers.js';
 
 const RECORDS = 150;
 
-function createRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let x = state;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const random = createRandom(20240301);
+const random = seededRandom(20240301);
 const int = (low: number, high: number) => low + Math.floor(random() * (high - low + 1));
 const pick = <T>(list: readonly T[]): T => list[int(0, list.length - 1)]!;
 

@@ -4,6 +4,7 @@ import { createOperator, type Operator } from '../helpers/fixtures.js';
 import { createStation } from '../../lib/accounts/stations.js';
 import { presentQso, qsoSelectList, type QsoRow } from '../../lib/qso/present.js';
 import { lotwReport } from '../import/downloadFixtures.js';
+import { seededRandom as random } from '../helpers/random.js';
 
 /**
  * Sync clients against a log that changes while they read it: imports (small batches, so their
@@ -16,17 +17,6 @@ import { lotwReport } from '../import/downloadFixtures.js';
  */
 
 type Change = { change: 'upsert' | 'delete'; id: number; station_id: number; qso: Record<string, unknown> | null };
-
-/** Deterministic random numbers (mulberry32), so a failing seed can be run again. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let r = Math.imul(a ^ (a >>> 15), 1 | a);
-    r = (r + Math.imul(r ^ (r >>> 7), 61 | r)) ^ r;
-    return ((r ^ (r >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { jsonParser, type Token } from 'stream-json/parser.js';
 import { createTokenizer, END_OF_INPUT, type Tokenizer } from '../../lib/http/jsonTokenizer.js';
+import { seededRandom as random } from '../helpers/random.js';
 
 /**
  * The request bodies' tokenizer reads long string values itself (lib/http/jsonTokenizer.ts).
@@ -25,17 +26,6 @@ function tokens(tokenize: Tokenizer, pieces: string[]): Token[] {
 }
 
 const streamJson = (): Tokenizer => jsonParser({ packKeys: true, streamKeys: false, packNumbers: true, streamNumbers: false, packStrings: false }) as unknown as Tokenizer;
-
-/** A seeded generator (mulberry32), so that a failure can be replayed. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Text with what a JSON string can hold: plain runs, quotes, backslashes, controls, non-BMP characters. */
 function stringValue(next: () => number, length: number): string {
