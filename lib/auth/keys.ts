@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { lookupStatements, namedLookup } from '../db/batchedLookup.js';
 import { hashSecret, LAST_USED_PRECISION, randomHex } from './secrets.js';
 import { ownedStationsFrom, ownedStationsSql, type TargetStation, type OwnedStationsJson } from '../accounts/targetStations.js';
 
@@ -33,17 +34,17 @@ export async function createKey(db: pg.Pool, userId: number, rights: KeyRights, 
 /**
  * Records the use at most once a minute per key, skipping a row another statement is marking
  * (SKIP LOCKED: several keys marked in one statement never wait for, or deadlock with, another's).
- * Named: each connection parses and plans it once (about 0.08 ms of the database's CPU a request less).
+ * Named, in two forms (namedLookup).
  */
-const KEY_LOOKUP_SQL = `
-  WITH found AS (SELECT id, user_id, created_by, rights, last_used_at, key_hash FROM api_keys WHERE key_hash = ANY($1::text[]) AND active),
+const KEY_LOOKUP = lookupStatements('key-lookup', (match) => `
+  WITH found AS (SELECT id, user_id, created_by, rights, last_used_at, key_hash FROM api_keys WHERE key_hash ${match} AND active),
   due AS (
     SELECT a.id FROM api_keys a
      WHERE a.id IN (SELECT id FROM found WHERE last_used_at IS NULL OR last_used_at < now() - ${LAST_USED_PRECISION})
        FOR UPDATE SKIP LOCKED
   ),
   used AS (UPDATE api_keys SET last_used_at = now() WHERE id IN (SELECT id FROM due))
-  SELECT key_hash, id, user_id, created_by, rights, ${ownedStationsSql('found.user_id')} AS stations FROM found`;
+  SELECT key_hash, id, user_id, created_by, rights, ${ownedStationsSql('found.user_id')} AS stations FROM found`);
 
 /** The hash a presented key is looked up by, or null for what cannot be a key. */
 export function keyHash(key: unknown): string | null {
@@ -53,7 +54,7 @@ export function keyHash(key: unknown): string | null {
 /** The active keys with these hashes, by hash (unknown ones left out); marks them used (LAST_USED_PRECISION). */
 export async function lookupKeys(db: pg.Pool, hashes: string[]): Promise<Map<string, V1Key>> {
   const { rows } = await db.query<{ key_hash: string; id: number; user_id: number; created_by: number; rights: KeyRights; stations: OwnedStationsJson }>(
-    { name: 'key-lookup', text: KEY_LOOKUP_SQL, values: [hashes] },
+    namedLookup(KEY_LOOKUP, hashes),
   );
   return new Map(rows.map((row) => [row.key_hash, {
     id: row.id, userId: row.user_id, createdBy: row.created_by, rights: row.rights, stations: ownedStationsFrom(row.stations, row.user_id),

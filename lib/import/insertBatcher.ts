@@ -9,7 +9,7 @@ import type { Metrics } from '../metrics.js';
 /**
  * Small inserts (a single create, a logger's few QSOs) stored together: what concurrent callers
  * hand in while earlier statements run goes into the next statement as one batch. A statement
- * costs PostgreSQL about 1.4 ms of CPU whatever its size (parse and plan of ~90 columns, the
+ * costs PostgreSQL about 1.4 ms of CPU whatever its size (the plan of ~90 columns, the
  * writer declaration, the count triggers, the commit), a row about 0.1 ms more, so 32 loggers
  * posting at once cost the database a fraction of one statement each (benchmarks/RESULTS.md).
  * A lone caller waits for nothing: a batch leaves at once when no other statement of this
@@ -54,9 +54,13 @@ const DEADLOCK_DETECTED = '40P01';
 const DEADLOCK_ATTEMPTS = 3;
 
 const COLUMN_NAMES = INSERT_COLUMNS.map((column) => column.name);
-/** Parameters: the locations, one array per column, whether each row is wanted back, the owners, the lock wait. */
-const ARRAYS = ['$1::integer[]', ...INSERT_COLUMNS.map((column, i) => `$${i + 2}::${SQL_TYPE[column.kind]}[]`), `$${INSERT_COLUMNS.length + 2}::boolean[]`];
-const OWNERS = INSERT_COLUMNS.length + 3;
+/** Parameters: the locations, one per column, whether each row is wanted back (arrays, or one row's values), the owners, the lock wait. */
+const PARAM_TYPES = ['integer', ...INSERT_COLUMNS.map((column) => SQL_TYPE[column.kind]), 'boolean'];
+const INPUT_NAMES = ['station_id', ...COLUMN_NAMES, 'want_row'];
+const ARRAYS_INPUT = `SELECT * FROM unnest(${PARAM_TYPES.map((type, i) => `$${i + 1}::${type}[]`).join(', ')})
+    WITH ORDINALITY AS i(${INPUT_NAMES.join(', ')}, ord)`;
+const ROW_INPUT = `SELECT ${PARAM_TYPES.map((type, i) => `$${i + 1}::${type} AS ${INPUT_NAMES[i]}`).join(', ')}, 1::bigint AS ord`;
+const OWNERS = PARAM_TYPES.length + 1;
 const LOCK_TIMEOUT = OWNERS + 1;
 
 const SAME_KEY = (a: string, b: string) => `${a}.station_id = ${b}.station_id AND ${a}.call = ${b}.call
@@ -68,15 +72,17 @@ const SAME_KEY = (a: string, b: string) => `${a}.station_id = ${b}.station_id AN
  * row is joined to the stored row of its duplicate key, which it stored itself when it is the
  * first of its key in the batch. The twin committed before the statement began is looked up
  * only for rows stored by nobody here (that lookup's snapshot cannot see this statement's rows).
- * Its text is the same whatever the rows (arrays), so it is a named statement: each connection
- * parses and plans it once (a batch of one: 1.4–3.0 ms instead of 3.3–4.1; of 500 rows, the same).
+ * Its text is the same whatever the rows, so it is a named statement that each connection parses
+ * once; in two forms, one array per column and a single row's values. PostgreSQL plans a named
+ * statement again at every execution while its plan for parameters it has not seen looks dearer
+ * than the plans for the values given, and it guesses ten elements for an array: the array form
+ * is planned anew every time (0.8 ms of the database's CPU), the one-row form, a lone create's,
+ * keeps one plan per connection.
  */
-const INSERT_SQL = `
+const insertSql = (input: string) => `
   ${qsoWriterCte(OWNERS)},
   lock_wait AS MATERIALIZED (SELECT set_config('lock_timeout', $${LOCK_TIMEOUT}::text, true)),
-  input AS (
-    SELECT * FROM unnest(${ARRAYS.join(', ')}) WITH ORDINALITY AS i(station_id, ${COLUMN_NAMES.join(', ')}, want_row, ord)
-  ),
+  input AS (${input}),
   stored AS (
     INSERT INTO qso AS q (station_id, ${COLUMN_NAMES.join(', ')})
     SELECT i.station_id, ${COLUMN_NAMES.map((name) => `i.${name}`).join(', ')} FROM qso_writer, lock_wait, input AS i ORDER BY i.ord
@@ -89,6 +95,8 @@ const INSERT_SQL = `
     ${QSO_COLUMNS.map((column) => `CASE WHEN i.want_row THEN s.${column} END AS ${column}`).join(', ')}
   FROM input AS i LEFT JOIN stored AS s ON ${SAME_KEY('s', 'i')}
   ORDER BY i.ord`;
+const INSERT_ARRAYS = { name: 'small-insert', text: insertSql(ARRAYS_INPUT) };
+const INSERT_ROW = { name: 'small-insert-one', text: insertSql(ROW_INPUT) };
 
 /** For a row whose twin committed while the statement ran (its snapshot could not see it): the same key rule. */
 const TWIN_SQL = `SELECT c.id FROM qso AS c,
@@ -182,7 +190,9 @@ export class InsertBatcher {
     const owners = [...new Set(requests.map((request) => request.ownerId))].sort((a, b) => a - b);
     this.metrics?.smallInsertStatements.inc({ kind });
     this.metrics?.smallInsertRows.inc({ kind }, stations.length);
-    return this.query([stations, ...columns, wanted, owners, kind === 'batch' ? LOCK_WAIT : NO_LOCK_WAIT]);
+    const lockWait = kind === 'batch' ? LOCK_WAIT : NO_LOCK_WAIT;
+    if (stations.length > 1) return this.query(INSERT_ARRAYS, [stations, ...columns, wanted, owners, lockWait]);
+    return this.query(INSERT_ROW, [stations[0], ...columns.map((column) => column[0]), wanted[0], owners, lockWait]);
   }
 
   /** A caller's outcomes from its rows of the statement's result, which start at `first`. */
@@ -198,10 +208,10 @@ export class InsertBatcher {
     return mine;
   }
 
-  private async query(params: unknown[]): Promise<ResultRow[]> {
+  private async query(statement: { name: string; text: string }, params: unknown[]): Promise<ResultRow[]> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return (await this.db.query<ResultRow>({ name: 'small-insert', text: INSERT_SQL, values: params })).rows;
+        return (await this.db.query<ResultRow>({ ...statement, values: params })).rows;
       } catch (error) {
         if ((error as { code?: string }).code !== DEADLOCK_DETECTED || attempt === DEADLOCK_ATTEMPTS) throw error;
       }
