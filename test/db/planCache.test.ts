@@ -8,15 +8,17 @@ import { loadTargetStation } from '../../lib/accounts/targetStations.js';
 import { fillDxcc, fillStation } from '../../lib/import/enrich.js';
 import { InsertBatcher } from '../../lib/import/insertBatcher.js';
 import { newRow, rowValues } from '../../lib/import/rowValues.js';
+import { findVisibleQso } from '../../lib/qso/repository.js';
 import { createOperator } from '../helpers/fixtures.js';
 import { testDatabase } from '../helpers/db.js';
 
 /**
- * The statements every small request runs (the token or key look-up, a lone create's INSERT)
- * are named so that a connection prepares them once; they must also keep one plan. PostgreSQL
- * plans a named statement again at every execution while its generic plan looks dearer than
- * the plans for the values given, as it did for the array forms (0.5–0.8 ms of the database's
- * CPU each time). pg_prepared_statements counts both kinds of plan per connection.
+ * The statements every small request runs (the token or key look-up, a lone create's INSERT,
+ * the read of one QSO) are named so that a connection prepares them once; they must also keep
+ * one plan. PostgreSQL plans a named statement again at every execution while its generic plan
+ * looks dearer than the plans for the values given, as it did for the array forms (0.5–0.8 ms
+ * of the database's CPU each time). pg_prepared_statements counts both kinds of plan per
+ * connection.
  */
 const RUNS = 12;
 
@@ -38,12 +40,14 @@ t.test('the statements of a small request keep one plan per connection', async (
     fillStation(qso!, station, null, null);
     const [outcome] = await inserts.insert({ stationId: station.id, ownerId: station.userId, rows: [rowValues(qso!, newRow()) as string[]], returnRows: true });
     t.ok(outcome && 'id' in outcome && outcome.row?.call === `DL${i}PLN`, `create ${i} stored`);
+    const id = outcome && 'id' in outcome ? outcome.id : 0;
+    t.equal((await findVisibleQso(connection, { stationIds: [station.id], operator: null }, id))?.call, `DL${i}PLN`, `QSO ${i} read back`);
   }
 
   const { rows } = await connection.query<{ name: string; generic_plans: string; custom_plans: string }>(
     'SELECT name, generic_plans, custom_plans FROM pg_prepared_statements ORDER BY name');
   const plans = new Map(rows.map((row) => [row.name, { generic: Number(row.generic_plans), custom: Number(row.custom_plans) }]));
-  for (const name of ['token-lookup-one', 'key-lookup-one', 'small-insert-one']) {
+  for (const name of ['token-lookup-one', 'key-lookup-one', 'small-insert-one', 'qso-by-id']) {
     const counted = plans.get(name);
     t.ok(counted, `${name} is prepared on the connection`);
     t.equal((counted?.generic ?? 0) + (counted?.custom ?? 0), RUNS, `${name} ran ${RUNS} times`);
