@@ -2,9 +2,11 @@
  * The HTTP import users hit: an ADIF file streamed to `POST /api/v2/qso` of a real
  * `logbook serve` process, as the document itself (`?station_profile_id=`) and as the JSON
  * `import_type: "adif"` body loggers send, against `logbook import` of the same file and the raw
- * COPY ceiling, all measured in the same run on a scratch database. While each HTTP import runs,
- * another user creates single QSOs every 100 ms: their latency percentiles show what a big
- * upload costs everyone else.
+ * COPY ceiling, all measured in the same run on a scratch database. While each import runs, the
+ * CLI's as well as the uploads, a `logbook serve` process answers another user's single creates,
+ * one every 100 ms: their latency percentiles show what a big import costs everyone else, and
+ * the CLI, which the uploads are measured against, pays for that load as they do (until
+ * 2026-11-27 only the uploads ran beside it).
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/import-http.ts [--qsos 1000000]
  *
@@ -21,7 +23,7 @@ import { createToken } from '../lib/auth/tokens.js';
 import { SCOPES } from '../lib/auth/scopes.js';
 import { copyCeiling, ensureFile, label, machine, newStation, report, runCli, writeCopyRows, dataDir } from './import.js';
 import { numberOption, percentile, scratchDatabase, type ScratchDatabase } from './lib/scratch.js';
-import { startServe } from './lib/serveProcess.js';
+import { startServe, type ServeProcess } from './lib/serveProcess.js';
 import { cpuSeconds, watchPostgresCpu } from './lib/cpuTime.js';
 import { closeConnections, sendDiscarding } from './lib/httpClient.js';
 
@@ -103,16 +105,55 @@ async function tokenFor(db: ScratchDatabase, stationId: number): Promise<string>
 
 type Mode = 'document' | 'json';
 
-async function httpImport(db: ScratchDatabase, file: string, mode: Mode, ceiling: number, cli: { rate: number; cpu: string }): Promise<void> {
-  const station = await newStation(db, `DL0H${mode === 'document' ? 'D' : 'J'}`);
-  const other = await newStation(db, `DL0L${mode === 'document' ? 'D' : 'J'}`);
-  const [token, otherToken] = await Promise.all([tokenFor(db, station), tokenFor(db, other)]);
-  await db.pool.query('CHECKPOINT');
+/** The other user's single creates during an import: latencies, as a report line. */
+function bystanderLine(latencies: number[]): string {
+  return `  another user's single creates meanwhile: ${latencies.length}, p50 ${percentile(latencies, 50).toFixed(0)} ms, ` +
+    `p99 ${percentile(latencies, 99).toFixed(0)} ms, max ${latencies.at(-1)!.toFixed(0)} ms`;
+}
+
+/** A serve process and, while `work` runs, another user's single creates on it (one every 100 ms). */
+async function besideCreates<T>(db: ScratchDatabase, label: string, work: (server: ServeProcess) => Promise<T>): Promise<{ result: T; latencies: number[] }> {
+  const other = await newStation(db, `DL0L${label}`);
+  const otherToken = await tokenFor(db, other);
   const server = await startServe(db.url, { config: SERVE_CONFIG });
   try {
+    const creates = singleCreates(server.url, otherToken, other);
+    let result: T;
+    try {
+      result = await work(server);
+    } catch (error) {
+      await creates.stop();
+      throw error;
+    }
+    return { result, latencies: await creates.stop() };
+  } finally {
+    closeConnections();
+    await server.stop();
+  }
+}
+
+async function cliImport(db: ScratchDatabase, file: string, count: number, ceiling: number): Promise<{ rate: number; cpu: string }> {
+  const cliStation = await newStation(db, 'DL0CLI');
+  await db.pool.query('CHECKPOINT');
+  const { result: { cli, cpu }, latencies } = await besideCreates(db, 'C', async () => {
+    const postgres = watchPostgresCpu();
+    const cli = await runCli(['import', file, '--station', String(cliStation), '--json'], db.url);
+    return { cli, cpu: `process ${cli.cpuSeconds.toFixed(1)}, PostgreSQL ${postgres.stop().toFixed(1)}` };
+  });
+  const imported = (JSON.parse(cli.stdout) as { imported: number }).imported;
+  const rate = report(`logbook import, ${label(count)} QSOs`, imported, cli.seconds, statSync(file).size, `, peak RSS ${cli.peakRssMb.toFixed(0)} MB`);
+  console.log(`  ratio to the ceiling: ${((rate / ceiling) * 100).toFixed(0)} %; CPU s: ${cpu} (PostgreSQL: every backend, the other user's creates' included)`);
+  console.log(bystanderLine(latencies));
+  return { rate, cpu };
+}
+
+async function httpImport(db: ScratchDatabase, file: string, mode: Mode, ceiling: number, cli: { rate: number; cpu: string }): Promise<void> {
+  const station = await newStation(db, `DL0H${mode === 'document' ? 'D' : 'J'}`);
+  const token = await tokenFor(db, station);
+  const body = createReadStream(mode === 'document' ? file : await ensureJsonString(file), { highWaterMark: 256 * 1024 });
+  await db.pool.query('CHECKPOINT');
+  const { result, latencies } = await besideCreates(db, mode === 'document' ? 'D' : 'J', async (server) => {
     const idleRss = server.peakRssMb();
-    const body = createReadStream(mode === 'document' ? file : await ensureJsonString(file), { highWaterMark: 256 * 1024 });
-    const others = singleCreates(server.url, otherToken, other);
     const cpuBefore = { ...cpuSeconds(server.pid), client: process.cpuUsage() };
     const started = process.hrtime.bigint();
     const answer = mode === 'document'
@@ -120,25 +161,19 @@ async function httpImport(db: ScratchDatabase, file: string, mode: Mode, ceiling
       : await upload(`${server.url}/api/v2/qso`, token, 'application/json', `{"station_profile_id":${station},"import_type":"adif","dryrun":false,"adif":"`, body, '"}');
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const cpuAfter = cpuSeconds(server.pid);
-    const client = process.cpuUsage(cpuBefore.client);
-    const latencies = await others.stop();
-    if (answer.status !== 201) throw new Error(`upload answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 300)}`);
-    const imported = (answer.body as { data: { imported: number } }).data.imported;
-    const what = mode === 'document' ? 'HTTP: ADIF as the body' : 'HTTP: JSON import_type adif';
-    const rate = report(`${what}, ${label(imported)} QSOs`, imported, seconds, statSync(file).size, `, server peak RSS ${server.peakRssMb().toFixed(0)} MB (idle ${idleRss.toFixed(0)} MB)`);
-    console.log(`  ratio to the ceiling: ${((rate / ceiling) * 100).toFixed(0)} %; to logbook import: ${((rate / cli.rate) * 100).toFixed(0)} %`);
-    console.log(
-      `  CPU s: server ${(cpuAfter.server - cpuBefore.server).toFixed(1)}, PostgreSQL ${(cpuAfter.postgres - cpuBefore.postgres).toFixed(1)}, ` +
-        `this client (upload and the other user's creates) ${((client.user + client.system) / 1e6).toFixed(1)}; logbook import: ${cli.cpu}`,
-    );
-    console.log(
-      `  another user's single creates meanwhile: ${latencies.length}, p50 ${percentile(latencies, 50).toFixed(0)} ms, ` +
-        `p99 ${percentile(latencies, 99).toFixed(0)} ms, max ${latencies.at(-1)!.toFixed(0)} ms`,
-    );
-  } finally {
-    closeConnections();
-    await server.stop();
-  }
+    return { answer, seconds, idleRss, peakRss: server.peakRssMb(), cpu: { server: cpuAfter.server - cpuBefore.server, postgres: cpuAfter.postgres - cpuBefore.postgres }, client: process.cpuUsage(cpuBefore.client) };
+  });
+  const { answer, seconds, idleRss, peakRss, cpu, client } = result;
+  if (answer.status !== 201) throw new Error(`upload answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 300)}`);
+  const imported = (answer.body as { data: { imported: number } }).data.imported;
+  const what = mode === 'document' ? 'HTTP: ADIF as the body' : 'HTTP: JSON import_type adif';
+  const rate = report(`${what}, ${label(imported)} QSOs`, imported, seconds, statSync(file).size, `, server peak RSS ${peakRss.toFixed(0)} MB (idle ${idleRss.toFixed(0)} MB)`);
+  console.log(`  ratio to the ceiling: ${((rate / ceiling) * 100).toFixed(0)} %; to logbook import: ${((rate / cli.rate) * 100).toFixed(0)} %`);
+  console.log(
+    `  CPU s: server ${cpu.server.toFixed(1)}, PostgreSQL ${cpu.postgres.toFixed(1)}, ` +
+      `this client (upload and the other user's creates) ${((client.user + client.system) / 1e6).toFixed(1)}; logbook import: ${cli.cpu}`,
+  );
+  console.log(bystanderLine(latencies));
 }
 
 /**
@@ -155,7 +190,6 @@ async function main(): Promise<void> {
   console.log(machine());
   const count = numberOption('qsos', 1_000_000);
   const file = await ensureFile(count);
-  const bytes = statSync(file).size;
   const db = await scratchDatabase('http');
   try {
     const ceilingStation = await newStation(db, 'DL0CEIL');
@@ -164,19 +198,11 @@ async function main(): Promise<void> {
     await db.pool.query('CHECKPOINT');
     const ceiling = report('ceiling: raw COPY into qso (all indexes)', rows, await copyCeiling(db.pool, copyPath, ceilingStation), statSync(copyPath).size);
     await emptyQsoTable(db);
-
-    const cliStation = await newStation(db, 'DL0CLI');
-    await db.pool.query('CHECKPOINT');
-    const postgres = watchPostgresCpu();
-    const cli = await runCli(['import', file, '--station', String(cliStation), '--json'], db.url);
-    const cliCpu = `process ${cli.cpuSeconds.toFixed(1)}, PostgreSQL ${postgres.stop().toFixed(1)}`;
-    const cliImported = (JSON.parse(cli.stdout) as { imported: number }).imported;
-    const cliRate = report(`logbook import, ${label(count)} QSOs`, cliImported, cli.seconds, bytes, `, peak RSS ${cli.peakRssMb.toFixed(0)} MB`);
-    console.log(`  ratio to the ceiling: ${((cliRate / ceiling) * 100).toFixed(0)} %; CPU s: ${cliCpu}`);
+    const cli = await cliImport(db, file, count, ceiling);
 
     for (const mode of ['document', 'json'] as const) {
       await emptyQsoTable(db);
-      await httpImport(db, file, mode, ceiling, { rate: cliRate, cpu: cliCpu });
+      await httpImport(db, file, mode, ceiling, cli);
     }
     console.log(machine());
   } finally {
