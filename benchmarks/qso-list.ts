@@ -52,6 +52,8 @@ const { rows: [busy] } = await db.query<{ call: string }>(
 );
 const { rows: [recent] } = await db.query<{ id: number }>('SELECT max(id) - 2000 AS id FROM qso');
 const { rows: [newest] } = await db.query<{ id: number }>('SELECT max(id) AS id FROM qso WHERE station_id = $1', [home]);
+// Half-way through the log: a follower with a filter, a million ids behind the newest.
+const middle = Math.floor(newest!.id / 2);
 const scenarios: Array<[string, string]> = [
   ['page 1 (per_page 50)', ''],
   ['page 1, per_page 5000', '?per_page=5000'],
@@ -71,6 +73,10 @@ const scenarios: Array<[string, string]> = [
   ['format=adif (per_page 1000)', '?format=adif'],
   ['format=adif, since_id (last ~1,000)', `?format=adif&since_id=${recent!.id}`],
   ['format=adif, mode=CW', '?format=adif&mode=CW'],
+  // since_id half-way with one kind of filter: the total sums that kind's id blocks (it counted
+  // every matching QSO after since_id until 2026-11-27).
+  ['mode=CW, since_id half-way', `?mode=CW&since_id=${middle}`],
+  ['format=adif, mode=CW, since_id half-way', `?format=adif&mode=CW&since_id=${middle}`],
   // Deep pages of every filter: they start from their month (qso_month_counts, per bucket);
   // a date range with a deep page skips through the range.
   ['station_id=Home, page 10,000', `?station_id=${home}&page=10000`],

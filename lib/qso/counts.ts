@@ -66,9 +66,10 @@ export function monthCountsTable(kinds: readonly BucketFilterKind[]): string {
 }
 
 /**
- * The id-block counts to sum for an ADIF page with these kinds of filter: per block alone
- * without filters, per block and that kind with one kind; null with several (no such table: the
- * page skips from the start).
+ * The id-block counts to sum for QSOs in id order with these kinds of filter (an id-bounded
+ * total, an ADIF page's start): per block alone without filters, per block and that kind with
+ * one kind; null with several (no such table: the total counts QSOs, the page skips from the
+ * start).
  */
 export function idCountsTable(kinds: readonly BucketFilterKind[]): string | null {
   if (kinds.length === 0) return 'qso_id_counts';
@@ -110,16 +111,18 @@ export function scopeTotalSql(scope: readonly string[]): string {
  * The exact number of a scope's QSOs with sinceId < id < idBelow, without counting them: the sum
  * of the whole id blocks in between, less the QSOs of the first block at or below sinceId, plus
  * those of the last block below idBelow (each count covers fewer than ID_BLOCK ids, read from
- * qso_station_id). `scopeOn(alias)` gives the scope's conditions on qso (q) or qso_id_counts (c),
- * their values bound in `params` already. Needs sinceId + 1 < idBelow (else there is nothing to count).
+ * qso_station_id). `scopeOn(alias)` gives the scope's conditions on qso (q) or the id-block
+ * counts `table` (c: qso_id_counts, or with the conditions of one kind of filter that kind's,
+ * idCountsTable), their values bound in `params` already. Needs sinceId + 1 < idBelow (else
+ * there is nothing to count).
  */
-export function idRangeTotalSql(scopeOn: (alias: 'q' | 'c') => string, params: SqlParams, sinceId: number, idBelow: number): string {
+export function idRangeTotalSql(scopeOn: (alias: 'q' | 'c') => string, params: SqlParams, sinceId: number, idBelow: number, table = 'qso_id_counts'): string {
   const first = Math.floor((sinceId + 1) / ID_BLOCK);
   const last = Math.floor(idBelow / ID_BLOCK);
   const [firstBlock, lastBlock] = [params.add(first), params.add(last)];
   const [firstStart, lastStart] = [params.add(first * ID_BLOCK), params.add(last * ID_BLOCK)];
   const [after, below] = [params.add(sinceId), params.add(idBelow)];
-  return `SELECT ((SELECT coalesce(sum(c.n), 0) FROM qso_id_counts c
+  return `SELECT ((SELECT coalesce(sum(c.n), 0) FROM ${table} c
                     WHERE ${scopeOn('c')} AND c.block >= ${firstBlock}::bigint AND c.block < ${lastBlock}::bigint)
                 - (SELECT count(*) FROM qso q WHERE ${scopeOn('q')} AND q.id >= ${firstStart}::bigint AND q.id <= ${after}::bigint)
                 + (SELECT count(*) FROM qso q WHERE ${scopeOn('q')} AND q.id >= ${lastStart}::bigint AND q.id < ${below}::bigint))::int AS total`;

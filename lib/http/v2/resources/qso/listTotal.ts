@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { SqlParams } from '../../../../db/sqlParams.js';
 import { bindForCopy } from '../../../../db/settingParams.js';
-import { bucketTotalSql, idRangeTotalSql, monthCountsTable, scopeTotalSql, timeRangeTotalSql } from '../../../../qso/counts.js';
+import { bucketTotalSql, idCountsTable, idRangeTotalSql, monthCountsTable, scopeTotalSql, timeRangeTotalSql } from '../../../../qso/counts.js';
 import { scopeConditions } from '../../../../qso/scope.js';
 import { bucketScopeOn, where, type ListQuery, type Sql } from './listQuery.js';
 
@@ -10,10 +10,11 @@ import { bucketScopeOn, where, type ListQuery, type Sql } from './listQuery.js';
  * the counts writers maintain can answer (docs/api-v2/qso.md, "Totals"):
  * - no id bound: a sum over qso_counts (scope, band, mode, qsl_filter), or with no filter over
  *   the scope's months (qso_month_counts, far fewer rows);
- * - an id bound (since_id, every ADIF page) and no other filter: whole id blocks of
- *   qso_id_counts plus two partial blocks, so paging a log by since_id costs the same on every
+ * - an id bound (since_id, every ADIF page) and no other filter, or one kind of band, mode and
+ *   qsl_filter: whole id blocks of qso_id_counts (or of that kind's id-block counts,
+ *   idCountsTable) plus two partial blocks, so paging a log by since_id costs the same on every
  *   page instead of a count of the rest of the log;
- * - an id bound with band, mode or qsl_filter: the smaller side is counted, either the QSOs
+ * - an id bound with two kinds of those filters: the smaller side is counted, either the QSOs
  *   between the bounds or those before since_id (and from the cut on, a few) subtracted from
  *   qso_counts' sum;
  * - qso_since/qso_until, alone or with band, mode, qsl_filter: whole months of qso_month_counts
@@ -39,10 +40,15 @@ function timeRangeSql(list: ListQuery): Sql {
   return { text: timeRangeTotalSql(bucketScopeOn(list, params), params, list.days.from, list.days.to, monthCountsTable(list.bucketFilterKinds)), values: params.values };
 }
 
-/** The scope's QSOs (no other filter) with sinceId < id < idBelow. */
-function idRangeSql(list: ListQuery, sinceId: number, idBelow: number): Sql {
+/**
+ * The scope's QSOs with sinceId < id < idBelow: unfiltered, or with the list's band, mode or
+ * qsl_filter when they are of one kind (summed from that kind's id-block counts).
+ */
+function idRangeSql(list: ListQuery, sinceId: number, idBelow: number, filtered: boolean): Sql {
   const params = new SqlParams();
-  return { text: idRangeTotalSql(scopeOn(list, params), params, sinceId, idBelow), values: params.values };
+  const table = filtered ? idCountsTable(list.bucketFilterKinds)! : idCountsTable([])!;
+  const on = filtered ? bucketScopeOn(list, params) : scopeOn(list, params);
+  return { text: idRangeTotalSql(on, params, sinceId, idBelow, table), values: params.values };
 }
 
 function countSql(list: ListQuery): Sql {
@@ -70,8 +76,8 @@ function outsideSql(list: ListQuery, idBelow: number): Sql {
 
 /**
  * The total's one statement (or 0 without a query: the owner has no station location, or the id
- * bounds leave nothing), or null when an id bound with band, mode or qsl_filter needs the
- * smaller side chosen first.
+ * bounds leave nothing), or null when an id bound with two kinds of band, mode and qsl_filter
+ * needs the smaller side chosen first.
  */
 function oneStatementTotal(list: ListQuery): Sql | 0 | null {
   if (list.scope.stationIds.length === 0) return 0;
@@ -81,17 +87,18 @@ function oneStatementTotal(list: ListQuery): Sql | 0 | null {
   if (dated) return list.idBelow !== null ? countSql(list) : timeRangeSql(list);
   if (list.idBelow === null) return bucketSql(list);
   if (list.sinceId + 1 >= list.idBelow) return 0;
-  return buckets ? null : idRangeSql(list, list.sinceId, list.idBelow);
+  if (buckets && idCountsTable(list.bucketFilterKinds) === null) return null;
+  return idRangeSql(list, list.sinceId, list.idBelow, buckets);
 }
 
 /**
- * An id bound with band, mode or qsl_filter: the smaller side counted. Which side is smaller is
- * decided on the unfiltered numbers, which cost two block sums.
+ * An id bound with two kinds of band, mode and qsl_filter: the smaller side counted. Which side
+ * is smaller is decided on the unfiltered numbers, which cost two block sums.
  */
 async function smallerSideTotal(client: Client, list: ListQuery): Promise<number> {
   const idBelow = list.idBelow!;
-  const before = list.sinceId === 0 ? 0 : await single(client, idRangeSql(list, 0, list.sinceId + 1));
-  const between = await single(client, idRangeSql(list, list.sinceId, idBelow));
+  const before = list.sinceId === 0 ? 0 : await single(client, idRangeSql(list, 0, list.sinceId + 1, false));
+  const between = await single(client, idRangeSql(list, list.sinceId, idBelow, false));
   if (between <= before) return single(client, countSql(list));
   return (await single(client, bucketSql(list))) - (await single(client, outsideSql(list, idBelow)));
 }
@@ -114,5 +121,5 @@ export async function countTotalBindingPage(client: Client, list: ListQuery, pag
 export function totalSqlForExplain(list: ListQuery): Sql {
   const statement = oneStatementTotal(list);
   if (statement === 0) return { text: 'SELECT 0 AS total', values: [] };
-  return statement ?? idRangeSql(list, list.sinceId, list.idBelow!);
+  return statement ?? idRangeSql(list, list.sinceId, list.idBelow!, false);
 }
