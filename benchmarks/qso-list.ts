@@ -77,6 +77,10 @@ const scenarios: Array<[string, string]> = [
   // every matching QSO after since_id until 2026-11-27).
   ['mode=CW, since_id half-way', `?mode=CW&since_id=${middle}`],
   ['format=adif, mode=CW, since_id half-way', `?format=adif&mode=CW&since_id=${middle}`],
+  // A range of dates in ADIF: read by time and sorted by id where the month counts say it is
+  // cheaper than walking the ids (a month), walked where not (since 2001: the whole log).
+  ['format=adif, qso_since/qso_until (one month)', '?format=adif&qso_since=2016-03-01&qso_until=2016-03-31'],
+  ['format=adif, qso_since/qso_until (one year)', '?format=adif&qso_since=2016-01-01&qso_until=2016-12-31'],
   // Deep pages of every filter: they start from their month (qso_month_counts, per bucket);
   // a date range with a deep page skips through the range.
   ['station_id=Home, page 10,000', `?station_id=${home}&page=10000`],

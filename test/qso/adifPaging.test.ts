@@ -105,6 +105,12 @@ t.test('id-bounded totals stay exact under concurrent writers', async (t) => {
       for (const filter of [{}, { band: '20m' }, { mode: 'FT8' }] as Array<Record<string, string>>) {
         cases.push([`member since ${since} ${JSON.stringify(filter)}`, memberPrincipal, { format: 'adif', since_id: String(since), ...filter }]);
       }
+      // Dates: from the months less what lies beyond the cut without since_id, counted with it.
+      for (const [from, to] of [['2020-01-03', '2020-01-09'], ['2019-12-15', '2024-05-04']]) {
+        cases.push([`owner since ${since} ${from}..${to}`, owner, { format: 'adif', since_id: String(since), qso_since: from, qso_until: to }]);
+        cases.push([`owner since ${since} ${from}..${to} mode FT8`, owner, { format: 'adif', since_id: String(since), qso_since: from, qso_until: to, mode: 'FT8' }]);
+        cases.push([`member since ${since} ${from}..${to}`, memberPrincipal, { format: 'adif', since_id: String(since), qso_since: from, qso_until: to }]);
+      }
     }
     for (const [name, principal, query] of cases) {
       const list = await listOf(principal, query);
@@ -118,6 +124,8 @@ t.test('id-bounded totals stay exact under concurrent writers', async (t) => {
         if (query.band) conditions.push(`band = $${values.push(query.band)}`);
         if (query.mode) conditions.push(`(mode = $${values.push(query.mode)} OR submode = $${values.length})`);
         if (query.qsl_filter) conditions.push(`lotw_qsl_rcvd = 'Y'`);
+        if (query.qso_since) conditions.push(`time_on >= $${values.push(query.qso_since)}::date`);
+        if (query.qso_until) conditions.push(`time_on < $${values.push(query.qso_until)}::date + 1`);
         const { rows } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM qso WHERE ${conditions.join(' AND ')}`, values);
         await client.query('COMMIT');
         if (rows[0]!.n !== total) found.push(`${name}: total ${total}, counted ${rows[0]!.n}`);

@@ -177,11 +177,14 @@ export function where(list: ListQuery, params: SqlParams): string {
  * Where a deep page starts instead of skipping from the first QSO of its order (deepPage.ts),
  * of which it then skips `offset - skipped`. Newest first: only QSOs with time_on below `below`,
  * and from `above` on when it is not null. Ascending ids: only QSOs with id >= `fromId`, and
- * below `toId` when it is not null (bigints as text).
+ * below `toId` when it is not null (bigints as text). `dayRange`: an ADIF page of a range of
+ * dates that holds few of the scope's QSOs reads the range from the time index and sorts it by
+ * id, instead of walking the ids in order past every QSO outside the range.
  */
 export type PageSeek =
   | { order: 'time'; below: string; skipped: number; above: string | null }
-  | { order: 'id'; fromId: string; skipped: number; toId: string | null };
+  | { order: 'id'; fromId: string; skipped: number; toId: string | null }
+  | { order: 'dayRange'; skipped: 0 };
 
 /** What a page query reads for each QSO (qso aliased q), and what it joins for that. */
 export interface PageOutput {
@@ -218,10 +221,11 @@ export function pageSql(list: ListQuery, output: PageOutput = QSO_OBJECT_OUTPUT,
   const stations = list.scope.stationIds;
   const merged = stations.length >= 1 && stations.length <= MAX_MERGE_BRANCHES;
 
+  const sortsDayRange = seek?.order === 'dayRange';
   // A page from the start of an id range (every page a client follows by since_id) has nothing
   // to skip: whole rows are read in id order straight from each location's qso_station_id, as
   // the export reads them, without the deferred join's primary-key lookup per row.
-  if (!byTime && offset === 0) {
+  if (!byTime && offset === 0 && !sortsDayRange) {
     const conditions = conditionsWith(list.filters(params));
     const rows = (scoped: string) => `SELECT ${output.select} FROM qso q ${output.joins} WHERE ${scoped} ORDER BY q.id LIMIT ${limit}`;
     const text = merged
@@ -231,6 +235,10 @@ export function pageSql(list: ListQuery, output: PageOutput = QSO_OBJECT_OUTPUT,
   }
 
   const skip = `${params.add(offset)}::bigint`;
+  // An order no index gives: the planner reads the range from qso_station_time and sorts it,
+  // rather than walk qso_station_id in order until the range's first QSO (its estimate of the
+  // range's size is blind: COPY's values arrive as settings).
+  const candidateOrder = sortsDayRange ? '(q.id + 0)' : order('q.');
   let candidates: string;
   if (merged) {
     const reach = `${params.add(offset + perPage)}::bigint`;
@@ -242,11 +250,11 @@ export function pageSql(list: ListQuery, output: PageOutput = QSO_OBJECT_OUTPUT,
     const branches = stations.flatMap((station) => {
       const located = `q.station_id = ${params.add(station)}::int`;
       return variants.map((conditions) => `(SELECT q.id, q.time_on FROM qso q WHERE ${located} AND ${conditions}
-                      ORDER BY ${order('q.')} LIMIT ${reach})`);
+                      ORDER BY ${candidateOrder} LIMIT ${reach})`);
     });
     candidates = `SELECT id, time_on FROM (${branches.join(' UNION ALL ')}) u ORDER BY ${order('')} LIMIT ${limit} OFFSET ${skip}`;
   } else {
-    candidates = `SELECT q.id, q.time_on FROM qso q WHERE ${conditionsWith(list.filters(params))} ORDER BY ${order('q.')} LIMIT ${limit} OFFSET ${skip}`;
+    candidates = `SELECT q.id, q.time_on FROM qso q WHERE ${conditionsWith(list.filters(params))} ORDER BY ${candidateOrder} LIMIT ${limit} OFFSET ${skip}`;
   }
   const outputOrder = list.format === 'json' ? order('p.') : 'p.id';
   return {

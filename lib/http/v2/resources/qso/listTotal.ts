@@ -18,8 +18,9 @@ import { bucketScopeOn, where, type ListQuery, type Sql } from './listQuery.js';
  *   between the bounds or those before since_id (and from the cut on, a few) subtracted from
  *   qso_counts' sum;
  * - qso_since/qso_until, alone or with band, mode, qsl_filter: whole months of qso_month_counts
- *   (the month counts of those filters, monthCountsTable) plus the partial months at either end counted;
- * - callsign, or dates with an id bound: a count over the QSOs, from the filter's index.
+ *   (the month counts of those filters, monthCountsTable) plus the partial months at either end
+ *   counted; on an ADIF page, less the range's QSOs from the page's cut on;
+ * - callsign, or dates with since_id: a count over the QSOs, from the filter's index.
  */
 
 type Client = Pick<pg.PoolClient, 'query'>;
@@ -38,6 +39,22 @@ function scopeOn(list: ListQuery, params: SqlParams): (alias: 'q' | 'c') => stri
 function timeRangeSql(list: ListQuery): Sql {
   const params = new SqlParams();
   return { text: timeRangeTotalSql(bucketScopeOn(list, params), params, list.days.from, list.days.to, monthCountsTable(list.bucketFilterKinds)), values: params.values };
+}
+
+/**
+ * The same below the page's cut (an ADIF page of a range of dates without since_id): the
+ * range's sum less its QSOs at or above idBelow, which committed after the cut (a handful).
+ */
+function timeRangeBelowSql(list: ListQuery, idBelow: number): Sql {
+  const params = new SqlParams();
+  const scopeOn = bucketScopeOn(list, params);
+  const inRange = timeRangeTotalSql(scopeOn, params, list.days.from, list.days.to, monthCountsTable(list.bucketFilterKinds));
+  const days = [
+    ...(list.days.from === null ? [] : [`q.time_on >= ${params.add(list.days.from)}::date`]),
+    ...(list.days.to === null ? [] : [`q.time_on < ${params.add(list.days.to)}::date`]),
+  ];
+  const above = `SELECT count(*) FROM qso q WHERE ${[scopeOn('q'), ...days, `q.id >= ${params.add(idBelow)}::bigint`].join(' AND ')}`;
+  return { text: `SELECT ((${inRange}) - (${above}))::int AS total`, values: params.values };
 }
 
 /**
@@ -84,7 +101,10 @@ function oneStatementTotal(list: ListQuery): Sql | 0 | null {
   const buckets = list.bucketFilterKinds.length > 0;
   if (list.callsign !== null) return countSql(list);
   const dated = list.days.from !== null || list.days.to !== null;
-  if (dated) return list.idBelow !== null ? countSql(list) : timeRangeSql(list);
+  if (dated) {
+    if (list.idBelow === null) return timeRangeSql(list);
+    return list.sinceId === 0 ? timeRangeBelowSql(list, list.idBelow) : countSql(list);
+  }
   if (list.idBelow === null) return bucketSql(list);
   if (list.sinceId + 1 >= list.idBelow) return 0;
   if (buckets && idCountsTable(list.bucketFilterKinds) === null) return null;
