@@ -110,6 +110,11 @@ t.test('deep pages start from their month and are the same pages as a plain OFFS
       t.same(await adifCalls(`qso_since=${since}&qso_until=${until}&band=SAT&per_page=50&page=2`, member.token),
         await expectedCalls([club.clubStationId], 50, 2, `operator = '${member.callsign}' AND prop_mode = 'SAT' AND ${dated}`), `${label}: a club member's ADIF ${since}..${until} band=SAT`);
     }
+    // One kind of filter few QSOs match (a card, every seventh), from page 1: its matches read
+    // from its own index and sorted by id (sortsMatches), each location holding more than the page.
+    for (const [perPage, page] of [[1000, 1], [100, 5], [7, 90]] as const) {
+      t.same(await adifCalls(`qsl_filter=qsl&per_page=${perPage}&page=${page}`), await expectedCalls([op.stationId, portable], perPage, page, "qsl_rcvd = 'Y'"), `${label}: ADIF qsl_filter=qsl, per_page ${perPage}, page ${page}`);
+    }
     for (const [perPage, page] of [[1000, 11], [100, 105], [3, 3500]] as const) {
       t.same(await adifCalls(`per_page=${perPage}&page=${page}`, member.token), await expectedCalls([club.clubStationId], perPage, page, `operator = '${member.callsign}'`), `${label}: a club member's ADIF page ${page}`);
       const res = await server.request(`/api/v2/qso?per_page=${perPage}&page=${page}`, { token: member.token });

@@ -160,6 +160,12 @@ export interface Sql {
   values: unknown[];
 }
 
+/** The list's scope on qso (q) or a table of counts (c), each alias's conditions bound once, when first used (an unused parameter has no type). */
+export function scopeOn(list: ListQuery, params: SqlParams): (alias: 'q' | 'c') => string {
+  const on: Partial<Record<'q' | 'c', string>> = {};
+  return (alias) => (on[alias] ??= scopeConditions(list.scope, params, alias).join(' AND '));
+}
+
 /**
  * The list's scope and bucket filters (band, mode, qsl_filter) on qso (q) or a table of counts
  * (c), each alias's conditions bound once, when first used (an unused parameter has no type).
@@ -177,14 +183,15 @@ export function where(list: ListQuery, params: SqlParams): string {
  * Where a deep page starts instead of skipping from the first QSO of its order (deepPage.ts),
  * of which it then skips `offset - skipped`. Newest first: only QSOs with time_on below `below`,
  * and from `above` on when it is not null. Ascending ids: only QSOs with id >= `fromId`, and
- * below `toId` when it is not null (bigints as text). `dayRange`: an ADIF page of a range of
- * dates that holds few of the scope's QSOs reads the range from the time index and sorts it by
- * id, instead of walking the ids in order past every QSO outside the range.
+ * below `toId` when it is not null (bigints as text). `sorted`: an ADIF page whose filters
+ * (a range of dates, band, mode, qsl_filter) match few of the scope's QSOs reads its matches
+ * from the filters' index and sorts them by id, instead of walking the ids in order past every
+ * QSO that does not match.
  */
 export type PageSeek =
   | { order: 'time'; below: string; skipped: number; above: string | null }
   | { order: 'id'; fromId: string; skipped: number; toId: string | null }
-  | { order: 'dayRange'; skipped: 0 };
+  | { order: 'sorted'; skipped: 0 };
 
 /** What a page query reads for each QSO (qso aliased q), and what it joins for that. */
 export interface PageOutput {
@@ -221,11 +228,11 @@ export function pageSql(list: ListQuery, output: PageOutput = QSO_OBJECT_OUTPUT,
   const stations = list.scope.stationIds;
   const merged = stations.length >= 1 && stations.length <= MAX_MERGE_BRANCHES;
 
-  const sortsDayRange = seek?.order === 'dayRange';
+  const sortsMatches = seek?.order === 'sorted';
   // A page from the start of an id range (every page a client follows by since_id) has nothing
   // to skip: whole rows are read in id order straight from each location's qso_station_id, as
   // the export reads them, without the deferred join's primary-key lookup per row.
-  if (!byTime && offset === 0 && !sortsDayRange) {
+  if (!byTime && offset === 0 && !sortsMatches) {
     const conditions = conditionsWith(list.filters(params));
     const rows = (scoped: string) => `SELECT ${output.select} FROM qso q ${output.joins} WHERE ${scoped} ORDER BY q.id LIMIT ${limit}`;
     const text = merged
@@ -235,10 +242,10 @@ export function pageSql(list: ListQuery, output: PageOutput = QSO_OBJECT_OUTPUT,
   }
 
   const skip = `${params.add(offset)}::bigint`;
-  // An order no index gives: the planner reads the range from qso_station_time and sorts it,
-  // rather than walk qso_station_id in order until the range's first QSO (its estimate of the
-  // range's size is blind: COPY's values arrive as settings).
-  const candidateOrder = sortsDayRange ? '(q.id + 0)' : order('q.');
+  // An order no index gives: the planner reads the matches from the filters' index (the time
+  // index for a range of dates) and sorts them, rather than walk qso_station_id in order until
+  // enough match (its estimate of how many match is blind: COPY's values arrive as settings).
+  const candidateOrder = sortsMatches ? '(q.id + 0)' : order('q.');
   let candidates: string;
   if (merged) {
     const reach = `${params.add(offset + perPage)}::bigint`;

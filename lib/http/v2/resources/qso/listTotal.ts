@@ -3,7 +3,7 @@ import { SqlParams } from '../../../../db/sqlParams.js';
 import { bindForCopy } from '../../../../db/settingParams.js';
 import { bucketTotalSql, idCountsTable, idRangeTotalSql, monthCountsTable, scopeTotalSql, timeRangeTotalSql } from '../../../../qso/counts.js';
 import { scopeConditions } from '../../../../qso/scope.js';
-import { bucketScopeOn, where, type ListQuery, type Sql } from './listQuery.js';
+import { bucketScopeOn, scopeOn, where, type ListQuery, type Sql } from './listQuery.js';
 
 /**
  * `meta.total`, exact, read in the page's snapshot, without counting every matching QSO where
@@ -11,10 +11,12 @@ import { bucketScopeOn, where, type ListQuery, type Sql } from './listQuery.js';
  * - no id bound: a sum over qso_counts (scope, band, mode, qsl_filter), or with no filter over
  *   the scope's months (qso_month_counts, far fewer rows);
  * - an id bound (since_id, every ADIF page) and no other filter, or one kind of band, mode and
- *   qsl_filter: whole id blocks of qso_id_counts (or of that kind's id-block counts,
- *   idCountsTable) plus two partial blocks, so paging a log by since_id costs the same on every
- *   page instead of a count of the rest of the log;
- * - an id bound with two kinds of those filters: the smaller side is counted, either the QSOs
+ *   qsl_filter with since_id: whole id blocks of qso_id_counts (or of that kind's id-block
+ *   counts, idCountsTable) plus two partial blocks, so paging a log by since_id costs the same on
+ *   every page instead of a count of the rest of the log;
+ * - band, mode, qsl_filter on an ADIF page without since_id: qso_counts' sum less the QSOs from
+ *   the page's cut on (a handful);
+ * - since_id with two kinds of those filters: the smaller side is counted, either the QSOs
  *   between the bounds or those before since_id (and from the cut on, a few) subtracted from
  *   qso_counts' sum;
  * - qso_since/qso_until, alone or with band, mode, qsl_filter: whole months of qso_month_counts
@@ -27,12 +29,6 @@ type Client = Pick<pg.PoolClient, 'query'>;
 
 async function single(client: Client, { text, values }: Sql): Promise<number> {
   return Number((await client.query<{ total: number | string }>(text, values)).rows[0]!.total);
-}
-
-/** The scope's conditions on qso (q) or a table of counts (c), each bound once, when first used (an unused parameter has no type). */
-function scopeOn(list: ListQuery, params: SqlParams): (alias: 'q' | 'c') => string {
-  const on: Partial<Record<'q' | 'c', string>> = {};
-  return (alias) => (on[alias] ??= scopeConditions(list.scope, params, alias).join(' AND '));
 }
 
 /** The scope's QSOs in the list's range of days, with band, mode and qsl_filter if given (the month counts keep their buckets). */
@@ -81,6 +77,17 @@ function bucketSql(list: ListQuery): Sql {
 }
 
 /**
+ * Band, mode or qsl_filter below the page's cut without since_id (an ADIF page by number): the
+ * buckets' sum less the filtered QSOs from the cut on, which committed after it (a handful).
+ */
+function bucketsBelowCutSql(list: ListQuery, idBelow: number): Sql {
+  const params = new SqlParams();
+  const on = bucketScopeOn(list, params);
+  const above = `SELECT count(*) FROM qso q WHERE ${on('q')} AND q.id >= ${params.add(idBelow)}::bigint`;
+  return { text: `SELECT ((${bucketTotalSql([on('c')])}) - (${above}))::int AS total`, values: params.values };
+}
+
+/**
  * Filtered QSOs outside the id bounds (id <= sinceId, id >= idBelow): the bucket filters only,
  * the list's own id conditions replaced.
  */
@@ -107,6 +114,7 @@ function oneStatementTotal(list: ListQuery): Sql | 0 | null {
   }
   if (list.idBelow === null) return bucketSql(list);
   if (list.sinceId + 1 >= list.idBelow) return 0;
+  if (buckets && list.sinceId === 0) return bucketsBelowCutSql(list, list.idBelow);
   if (buckets && idCountsTable(list.bucketFilterKinds) === null) return null;
   return idRangeSql(list, list.sinceId, list.idBelow, buckets);
 }
