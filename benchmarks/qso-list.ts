@@ -81,6 +81,9 @@ const scenarios: Array<[string, string]> = [
   // cheaper than walking the ids (a month), walked where not (since 2001: the whole log).
   ['format=adif, qso_since/qso_until (one month)', '?format=adif&qso_since=2016-03-01&qso_until=2016-03-31'],
   ['format=adif, qso_since/qso_until (one year)', '?format=adif&qso_since=2016-01-01&qso_until=2016-12-31'],
+  // A filter few QSOs match, in id order: its matches sorted where the walk would pass more.
+  ['format=adif, band=SAT', '?format=adif&band=SAT'],
+  ['format=adif, qsl_filter=qsl,qrz', '?format=adif&qsl_filter=qsl,qrz'],
   // Deep pages of every filter: they start from their month (qso_month_counts, per bucket);
   // a date range with a deep page skips through the range.
   ['station_id=Home, page 10,000', `?station_id=${home}&page=10000`],
