@@ -9,7 +9,7 @@ import type { Metrics } from '../metrics.js';
 /**
  * Small inserts (a single create, a logger's few QSOs) stored together: what concurrent callers
  * hand in while earlier statements run goes into the next statement as one batch. A statement
- * costs PostgreSQL about 1.4 ms of CPU whatever its size (the plan of ~90 columns, the
+ * costs PostgreSQL about 1.4 ms of CPU whatever its size (a batch's plan of ~90 columns, the
  * writer declaration, the count triggers, the commit), a row about 0.1 ms more, so 32 loggers
  * posting at once cost the database a fraction of one statement each (benchmarks/RESULTS.md).
  * A lone caller waits for nothing: a batch leaves at once when no other statement of this

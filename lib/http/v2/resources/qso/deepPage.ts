@@ -14,14 +14,14 @@ const SEEK_FROM_OFFSET = 10_000;
 /**
  * Whether an ADIF page with filters (a range of dates, one kind of band, mode, qsl_filter) is
  * cheaper read from its matches, found through the filters' index and sorted by id, than by
- * walking the scope's ids in order and dropping what does not match; judged from the counts. Sorting costs
- * the matches (counted twice when the page reaches past a quarter of them: a full sort rather
- * than the first few). The walk passes the scope's QSOs made before the range (what it passes
- * first in a log stored in time order), then the page's reach divided by the share of the
- * range's QSOs that match the other filters (spread evenly). A log stored otherwise may be
+ * walking the scope's ids in order and dropping what does not match; judged from the counts.
+ * Sorting costs the matches (counted twice when the page reaches past a quarter of them: a full
+ * sort rather than the first few). The walk passes the scope's QSOs made before the range (what
+ * it passes first in a log stored in time order), then the page's reach divided by the share of
+ * the range's QSOs that match the other filters (spread evenly). A log stored otherwise may be
  * judged wrongly either way, and then costs what every such page cost before. On a 2M log, the
- * page statement: a month of 2016, page 1, 97 ms walked, 11 ms sorted; band=SAT, page 1,
- * 24 ms walked, 11 ms sorted.
+ * page statement: a month of 2016, page 1, 97 ms walked, 11 ms sorted; band=SAT, page 1, 24 ms
+ * walked, 11 ms sorted.
  */
 async function sortsMatches(client: Pick<pg.PoolClient, 'query'>, list: ListQuery): Promise<boolean> {
   const { from, to } = list.days;

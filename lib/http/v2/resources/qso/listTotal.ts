@@ -38,19 +38,24 @@ function timeRangeSql(list: ListQuery): Sql {
 }
 
 /**
- * The same below the page's cut (an ADIF page of a range of dates without since_id): the
- * range's sum less its QSOs at or above idBelow, which committed after the cut (a handful).
+ * An ADIF page's total without since_id (bounded by its cut alone) with a range of dates or band,
+ * mode, qsl_filter: their sum from the counts (the range's months, or qso_counts' buckets) less
+ * the matching QSOs from the cut on, which committed after it (a handful).
  */
-function timeRangeBelowSql(list: ListQuery, idBelow: number): Sql {
+function belowCutSql(list: ListQuery, idBelow: number): Sql {
   const params = new SqlParams();
-  const scopeOn = bucketScopeOn(list, params);
-  const inRange = timeRangeTotalSql(scopeOn, params, list.days.from, list.days.to, monthCountsTable(list.bucketFilterKinds));
-  const days = [
-    ...(list.days.from === null ? [] : [`q.time_on >= ${params.add(list.days.from)}::date`]),
-    ...(list.days.to === null ? [] : [`q.time_on < ${params.add(list.days.to)}::date`]),
+  const on = bucketScopeOn(list, params);
+  const { from, to } = list.days;
+  const sum = from !== null || to !== null
+    ? timeRangeTotalSql(on, params, from, to, monthCountsTable(list.bucketFilterKinds))
+    : bucketTotalSql([on('c')]);
+  const above = [
+    on('q'),
+    ...(from === null ? [] : [`q.time_on >= ${params.add(from)}::date`]),
+    ...(to === null ? [] : [`q.time_on < ${params.add(to)}::date`]),
+    `q.id >= ${params.add(idBelow)}::bigint`,
   ];
-  const above = `SELECT count(*) FROM qso q WHERE ${[scopeOn('q'), ...days, `q.id >= ${params.add(idBelow)}::bigint`].join(' AND ')}`;
-  return { text: `SELECT ((${inRange}) - (${above}))::int AS total`, values: params.values };
+  return { text: `SELECT ((${sum}) - (SELECT count(*) FROM qso q WHERE ${above.join(' AND ')}))::int AS total`, values: params.values };
 }
 
 /**
@@ -77,17 +82,6 @@ function bucketSql(list: ListQuery): Sql {
 }
 
 /**
- * Band, mode or qsl_filter below the page's cut without since_id (an ADIF page by number): the
- * buckets' sum less the filtered QSOs from the cut on, which committed after it (a handful).
- */
-function bucketsBelowCutSql(list: ListQuery, idBelow: number): Sql {
-  const params = new SqlParams();
-  const on = bucketScopeOn(list, params);
-  const above = `SELECT count(*) FROM qso q WHERE ${on('q')} AND q.id >= ${params.add(idBelow)}::bigint`;
-  return { text: `SELECT ((${bucketTotalSql([on('c')])}) - (${above}))::int AS total`, values: params.values };
-}
-
-/**
  * Filtered QSOs outside the id bounds (id <= sinceId, id >= idBelow): the bucket filters only,
  * the list's own id conditions replaced.
  */
@@ -110,11 +104,11 @@ function oneStatementTotal(list: ListQuery): Sql | 0 | null {
   const dated = list.days.from !== null || list.days.to !== null;
   if (dated) {
     if (list.idBelow === null) return timeRangeSql(list);
-    return list.sinceId === 0 ? timeRangeBelowSql(list, list.idBelow) : countSql(list);
+    return list.sinceId === 0 ? belowCutSql(list, list.idBelow) : countSql(list);
   }
   if (list.idBelow === null) return bucketSql(list);
   if (list.sinceId + 1 >= list.idBelow) return 0;
-  if (buckets && list.sinceId === 0) return bucketsBelowCutSql(list, list.idBelow);
+  if (buckets && list.sinceId === 0) return belowCutSql(list, list.idBelow);
   if (buckets && idCountsTable(list.bucketFilterKinds) === null) return null;
   return idRangeSql(list, list.sinceId, list.idBelow, buckets);
 }
