@@ -9,9 +9,10 @@ import type { Logger } from '../log.js';
  * month of time_on (qso_month_counts, sql/013), per month and bucket (qso_month_bucket_counts,
  * sql/017), per month and one kind of filter (band, mode, received statuses) and per
  * confirmation type and month of its received date (sql/018, where the trigger groups the
- * written rows once by qso_count_key()), per block of ids and one kind of filter (sql/022). A list's exact total is then a
- * sum over a few hundred rows instead of a count over every matching QSO, and a deep page
- * starts from the month its offset falls into instead of skipping every QSO before it.
+ * written rows once by qso_count_key()), per block of ids and one kind of filter (sql/022). A
+ * list's exact total is then a sum over a few hundred rows instead of a count over every
+ * matching QSO, and a deep page starts from the month or block of ids its offset falls into
+ * instead of skipping every QSO before it.
  */
 
 /** A table of appended counts: its name and the columns of a bucket, in table order (the compaction regroups by them). */
@@ -36,7 +37,7 @@ const MONTH_FILTER_TABLES: Record<BucketFilterKind, CountTable> = {
   qsl: { name: 'qso_month_qsl_counts', columns: `station_id, operator, month, ${QSL_COLUMNS}` },
 };
 
-/** The id-block counts per one kind of filter (sql/022), for ADIF pages by `page` with that kind. */
+/** The id-block counts per one kind of filter (sql/022): id-bounded totals and deep ADIF pages with that kind. */
 const ID_FILTER_TABLES: Record<BucketFilterKind, CountTable> = {
   band: { name: 'qso_id_band_counts', columns: 'station_id, operator, block, band, prop_mode' },
   mode: { name: 'qso_id_mode_counts', columns: 'station_id, operator, block, mode, submode' },
