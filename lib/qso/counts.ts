@@ -138,16 +138,23 @@ export function idRangeTotalSql(scopeOn: (alias: 'q' | 'c') => string, params: S
  * as `to_id` (null past the last block), so that every part of the page reads a few blocks of
  * ids, whatever plan its filter gets. Exact below the page's idBelow: the blocks before the
  * chosen one lie below it whenever the page reaches any QSO (a block holding ids at or above
- * idBelow is chosen at the latest), and so do the page's QSOs before to_id. No row when the
- * offset is beyond the last QSO. `scope`: the conditions (scope and filters) on alias c;
- * `offset` and `end` bound placeholders.
+ * idBelow is chosen at the latest), and so do the page's QSOs before to_id. With them, what
+ * reading that window costs against reading every match: `matches`, the QSOs `scope` selects,
+ * and `walked`, the scope's QSOs of every kind in the window's blocks (qso_id_counts, `within`:
+ * the scope's conditions on alias c without filters). No row when the offset is beyond the last
+ * QSO. `scope`: the conditions (scope and filters) on alias c; `offset` and `end` bound
+ * placeholders.
  */
-export function idSeekSql(scope: string, offset: string, end: string, table = 'qso_id_counts'): string {
+export function idSeekSql(scope: string, within: string, offset: string, end: string, table = 'qso_id_counts'): string {
   return `WITH s AS (SELECT b.block, b.n, sum(b.n) OVER (ORDER BY b.block) AS upto
-                       FROM (SELECT c.block, sum(c.n) AS n FROM ${table} c WHERE ${scope} GROUP BY c.block) b)
+                       FROM (SELECT c.block, sum(c.n) AS n FROM ${table} c WHERE ${scope} GROUP BY c.block) b),
+          f AS (SELECT s.block, s.n, s.upto FROM s WHERE s.upto > ${offset}::bigint ORDER BY s.block LIMIT 1),
+          e AS (SELECT s.block FROM s WHERE s.upto >= ${end}::bigint ORDER BY s.block LIMIT 1)
           SELECT (f.block * ${ID_BLOCK})::text AS from_id, (f.upto - f.n)::int AS skipped,
-                 (SELECT ((e.block + 1) * ${ID_BLOCK})::text FROM s e WHERE e.upto >= ${end}::bigint ORDER BY e.block LIMIT 1) AS to_id
-            FROM s f WHERE f.upto > ${offset}::bigint ORDER BY f.block LIMIT 1`;
+                 ((e.block + 1) * ${ID_BLOCK})::text AS to_id, (SELECT max(s.upto) FROM s)::int AS matches,
+                 (SELECT coalesce(sum(c.n), 0) FROM qso_id_counts c
+                   WHERE ${within} AND c.block >= f.block AND (e.block IS NULL OR c.block <= e.block))::int AS walked
+            FROM f LEFT JOIN e ON true`;
 }
 
 /** 'YYYY-MM-01' of a 'YYYY-MM-DD' day, and the first day of the month after. */

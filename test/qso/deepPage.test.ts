@@ -50,6 +50,9 @@ t.test('deep pages start from their month and are the same pages as a plain OFFS
     await seedQsos(db, [club.clubStationId], seedSql(2750), [club.clubStationId, `M${round}`, member.callsign]);
     await seedQsos(db, [club.clubStationId], seedSql(1000), [club.clubStationId, `N${round}`, 'DL9OTH']);
   }
+  // A filter few QSOs match, spread over the whole log (eQSL, about one in a hundred): its ADIF
+  // pages read every match and sort them where the blocks holding a page's matches hold far more.
+  await seedQsos(db, [op.stationId, portable], "UPDATE qso SET eqsl_qsl_rcvd = 'Y' WHERE station_id = ANY($1) AND id % 97 = 0", [[op.stationId, portable]]);
 
   const expected = async (stations: number[], perPage: number, page: number, condition = 'true') =>
     (await db.query<{ id: number }>(
@@ -110,10 +113,17 @@ t.test('deep pages start from their month and are the same pages as a plain OFFS
       t.same(await adifCalls(`qso_since=${since}&qso_until=${until}&band=SAT&per_page=50&page=2`, member.token),
         await expectedCalls([club.clubStationId], 50, 2, `operator = '${member.callsign}' AND prop_mode = 'SAT' AND ${dated}`), `${label}: a club member's ADIF ${since}..${until} band=SAT`);
     }
-    // One kind of filter few QSOs match (a card, every seventh), from page 1: its matches read
-    // from its own index and sorted by id (sortsMatches), each location holding more than the page.
+    // One kind of filter from page 1: the blocks of ids holding the page's matches (a card,
+    // every seventh QSO), or every match read from its own index and sorted by id where those
+    // blocks hold far more QSOs than there are matches (eQSL, one in a hundred), each location
+    // holding more than the page.
     for (const [perPage, page] of [[1000, 1], [100, 5], [7, 90]] as const) {
       t.same(await adifCalls(`qsl_filter=qsl&per_page=${perPage}&page=${page}`), await expectedCalls([op.stationId, portable], perPage, page, "qsl_rcvd = 'Y'"), `${label}: ADIF qsl_filter=qsl, per_page ${perPage}, page ${page}`);
+    }
+    for (const [perPage, page] of [[1000, 1], [100, 1], [100, 3], [7, 20]] as const) {
+      const calls = await adifCalls(`qsl_filter=eqsl&per_page=${perPage}&page=${page}`);
+      t.same(calls, await expectedCalls([op.stationId, portable], perPage, page, "eqsl_qsl_rcvd = 'Y'"), `${label}: ADIF qsl_filter=eqsl, per_page ${perPage}, page ${page}`);
+      t.ok(calls.length > 0, `${label}: ADIF qsl_filter=eqsl, per_page ${perPage}, page ${page} holds QSOs`);
     }
     for (const [perPage, page] of [[1000, 11], [100, 105], [3, 3500]] as const) {
       t.same(await adifCalls(`per_page=${perPage}&page=${page}`, member.token), await expectedCalls([club.clubStationId], perPage, page, `operator = '${member.callsign}'`), `${label}: a club member's ADIF page ${page}`);

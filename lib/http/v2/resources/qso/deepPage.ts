@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { SqlParams } from '../../../../db/sqlParams.js';
-import { bucketTotalSql, idCountsTable, idSeekSql, monthCountsTable, monthRowsSql, monthSeekSql, scopeTotalSql, timeRangeTotalSql } from '../../../../qso/counts.js';
+import { idCountsTable, idSeekSql, monthCountsTable, monthRowsSql, monthSeekSql, timeRangeTotalSql } from '../../../../qso/counts.js';
 import { bucketScopeOn, scopeOn, type ListQuery, type PageSeek } from './listQuery.js';
 
 /**
@@ -12,70 +12,77 @@ import { bucketScopeOn, scopeOn, type ListQuery, type PageSeek } from './listQue
 const SEEK_FROM_OFFSET = 10_000;
 
 /**
- * Whether an ADIF page with filters (a range of dates, one kind of band, mode, qsl_filter) is
- * cheaper read from its matches, found through the filters' index and sorted by id, than by
- * walking the scope's ids in order and dropping what does not match; judged from the counts.
- * Sorting costs the matches (counted twice when the page reaches past a quarter of them: a full
- * sort rather than the first few). The walk passes the scope's QSOs made before the range (what
- * it passes first in a log stored in time order), then the page's reach divided by the share of
- * the range's QSOs that match the other filters (spread evenly). A log stored otherwise may be
- * judged wrongly either way, and then costs what every such page cost before. On a 2M log, the
- * page statement: a month of 2016, page 1, 97 ms walked, 11 ms sorted; band=SAT, page 1, 24 ms
- * walked, 11 ms sorted.
+ * What reading every match costs against the walk (judged in QSOs passed): the matches found
+ * through the filters' index, sorted by id, counted twice when the page reaches past a quarter
+ * of them (a full sort rather than the first few).
+ */
+const sortCost = (matches: number, reach: number): number => matches * (reach > matches / 4 ? 2 : 1);
+
+/**
+ * Whether an ADIF page with a range of dates (and at most one kind of band, mode, qsl_filter)
+ * is cheaper read from its matches, found through the filters' index and sorted by id, than by
+ * walking the scope's ids in order and dropping what does not match; judged from the counts. The
+ * walk passes the scope's QSOs made before the range (what it passes first in a log stored in
+ * time order), then the page's reach divided by the share of the range's QSOs that match the
+ * other filters (spread evenly). A log stored otherwise may be judged wrongly either way, and
+ * then costs what every such page cost before. On a 2M log, the page statement: a month of 2016,
+ * page 1, 97 ms walked, 11 ms sorted.
  */
 async function sortsMatches(client: Pick<pg.PoolClient, 'query'>, list: ListQuery): Promise<boolean> {
   const { from, to } = list.days;
-  const dated = from !== null || to !== null;
   const params = new SqlParams();
   const all = scopeOn(list, params);
-  const inRange = dated ? timeRangeTotalSql(all, params, from, to) : scopeTotalSql([all('c')]);
+  const inRange = timeRangeTotalSql(all, params, from, to);
   const before = from === null ? '0' : timeRangeTotalSql(all, params, null, from);
-  const filtered = bucketScopeOn(list, params);
   const kinds = list.bucketFilterKinds;
-  const matches = kinds.length === 0 ? inRange
-    : dated ? timeRangeTotalSql(filtered, params, from, to, monthCountsTable(kinds)) : bucketTotalSql([filtered('c')]);
+  const matches = kinds.length === 0 ? inRange : timeRangeTotalSql(bucketScopeOn(list, params), params, from, to, monthCountsTable(kinds));
   const { rows } = await client.query<{ in_range: number; before: number; matches: number }>(
     `SELECT (${inRange}) AS in_range, (${before}) AS before, (${matches}) AS matches`, params.values,
   );
   const { in_range: inRangeRows, before: beforeRows, matches: matchRows } = rows[0]!;
   const reach = list.pagination.offset + list.pagination.perPage;
-  const sortCost = matchRows * (reach > matchRows / 4 ? 2 : 1);
-  const walkCost = beforeRows + (reach * inRangeRows) / Math.max(matchRows, 1);
-  return sortCost < walkCost;
+  return sortCost(matchRows, reach) < beforeRows + (reach * inRangeRows) / Math.max(matchRows, 1);
 }
 
 /**
  * Where the page of `list` starts, or null to skip from the start: deep enough to pay, and
  * only for lists whose filters the counts keep. Newest first (JSON): a scope with band, mode,
  * qsl_filter (the month counts keep those columns) and a range of QSO dates (whole months
- * summed, the partial months at its ends counted). Ascending ids (ADIF): a scope with at most
- * one kind of those filters (the id-block counts per kind, sql/022), no range of dates; any
- * other page with a range of dates or one kind of filter, from the first, reads its matches and
- * sorts them where that costs less than the walk in id order (sortsMatches). Ask in the page's
- * snapshot, as its total.
+ * summed, the partial months at its ends counted). Ascending ids (ADIF), without a range of
+ * dates: from the block of ids the offset falls into (the id-block counts), unfiltered deep
+ * pages, and every page with one kind of filter (per kind, sql/022), which then reads only the
+ * blocks that hold its matches, unless reading every match and sorting them costs less (a
+ * filter few QSOs match, spread over the log). A range of dates, alone or with one kind of
+ * filter: its matches sorted where that costs less than the walk in id order (sortsMatches).
+ * Two kinds of filter (band and mode) walk from the start: they have no table of counts, and
+ * no index of their own (the planner's blind choice among the others read a whole location's
+ * duplicate index: band=20m&mode=CW page 15, 229 ms). Ask in the page's snapshot, as its total.
  */
 export async function pageSeek(client: Pick<pg.PoolClient, 'query'>, list: ListQuery): Promise<PageSeek | null> {
   const { offset, perPage } = list.pagination;
   if (list.newest || list.scope.stationIds.length === 0) return null;
   if (list.callsign !== null || list.sinceId > 0) return null;
   const dated = list.days.from !== null || list.days.to !== null;
+  const kinds = list.bucketFilterKinds;
   const params = new SqlParams();
   if (list.format === 'adif') {
-    const table = idCountsTable(list.bucketFilterKinds);
-    if (!dated && table !== null && offset >= SEEK_FROM_OFFSET) {
+    const table = idCountsTable(kinds);
+    if (!dated && table !== null && (kinds.length === 1 || offset >= SEEK_FROM_OFFSET)) {
       const scope = bucketScopeOn(list, params)('c');
-      const { rows } = await client.query<{ from_id: string; skipped: number; to_id: string | null }>(
-        idSeekSql(scope, params.add(offset), params.add(offset + perPage), table), params.values,
+      const within = scopeOn(list, params)('c');
+      const { rows } = await client.query<{ from_id: string; skipped: number; to_id: string | null; matches: number; walked: number }>(
+        idSeekSql(scope, within, params.add(offset), params.add(offset + perPage), table), params.values,
       );
-      return rows[0] ? { order: 'id', fromId: rows[0].from_id, skipped: rows[0].skipped, toId: rows[0].to_id } : null;
+      const window = rows[0];
+      if (window === undefined) return null;
+      if (window.walked > sortCost(window.matches, offset + perPage)) return { order: 'sorted', skipped: 0 };
+      return { order: 'id', fromId: window.from_id, skipped: window.skipped, toId: window.to_id };
     }
-    // Two kinds of filter (band and mode) have no index of their own: the planner's blind choice
-    // among the others read a whole location's duplicate index (band=20m&mode=CW page 15: 229 ms).
-    if ((!dated && list.bucketFilterKinds.length === 0) || list.bucketFilterKinds.length > 1) return null;
+    if (!dated || kinds.length > 1) return null;
     return (await sortsMatches(client, list)) ? { order: 'sorted', skipped: 0 } : null;
   }
   if (offset < SEEK_FROM_OFFSET) return null;
-  const months = monthRowsSql(bucketScopeOn(list, params), params, list.days.from, list.days.to, monthCountsTable(list.bucketFilterKinds));
+  const months = monthRowsSql(bucketScopeOn(list, params), params, list.days.from, list.days.to, monthCountsTable(kinds));
   // A range inside one month: the page skips at most that month's QSOs anyway.
   if (months === null) return null;
   const { rows } = await client.query<{ below: string; skipped: number; above: string | null }>(
