@@ -9,7 +9,8 @@ import type { Logger } from '../log.js';
  * month of time_on (qso_month_counts, sql/013), per month and bucket (qso_month_bucket_counts,
  * sql/017), per month and one kind of filter (band, mode, received statuses) and per
  * confirmation type and month of its received date (sql/018, where the trigger groups the
- * written rows once by qso_count_key()), per block of ids and one kind of filter (sql/022). A
+ * written rows once by qso_count_key()), per block of ids and one kind of filter (sql/022), per
+ * block of ids and month (sql/023). A
  * list's exact total is then a sum over a few hundred rows instead of a count over every
  * matching QSO, and a deep page starts from the month or block of ids its offset falls into
  * instead of skipping every QSO before it.
@@ -44,6 +45,9 @@ const ID_FILTER_TABLES: Record<BucketFilterKind, CountTable> = {
   qsl: { name: 'qso_id_qsl_counts', columns: `station_id, operator, block, ${QSL_COLUMNS}` },
 };
 
+/** The id-block counts per month of time_on (sql/023): ADIF pages of a range of dates. */
+const ID_MONTH_TABLE: CountTable = { name: 'qso_id_month_counts', columns: 'station_id, operator, block, month' };
+
 const COUNT_TABLES: readonly CountTable[] = [
   { name: 'qso_counts', columns: `station_id, operator, ${BUCKET_COLUMNS}` },
   { name: 'qso_id_counts', columns: 'station_id, operator, block' },
@@ -51,6 +55,7 @@ const COUNT_TABLES: readonly CountTable[] = [
   { name: 'qso_month_bucket_counts', columns: `station_id, operator, month, ${BUCKET_COLUMNS}` },
   ...Object.values(MONTH_FILTER_TABLES),
   ...Object.values(ID_FILTER_TABLES),
+  ID_MONTH_TABLE,
   { name: 'qso_confirmation_month_counts', columns: 'station_id, operator, type, month' },
 ];
 
@@ -130,24 +135,24 @@ export function idRangeTotalSql(scopeOn: (alias: 'q' | 'c') => string, params: S
 }
 
 /**
- * For the page at `offset` of a scope's QSOs in ascending id order, from the id-block counts
- * (`table`, idCountsTable: qso_id_counts, or per kind of filter): the first id of the block the
- * offset falls into, as `from_id` (the page reads id >= from_id), and `skipped`, the matching
- * QSOs in the blocks before it, so the page's own offset is `offset - skipped`: it skips fewer
- * than ID_BLOCK ids' QSOs; and the end of the block where `end` (offset + per_page) is reached,
- * as `to_id` (null past the last block), so that every part of the page reads a few blocks of
- * ids, whatever plan its filter gets. Exact below the page's idBelow: the blocks before the
- * chosen one lie below it whenever the page reaches any QSO (a block holding ids at or above
- * idBelow is chosen at the latest), and so do the page's QSOs before to_id. With them, what
- * reading that window costs against reading every match: `matches`, the QSOs `scope` selects,
- * and `walked`, the scope's QSOs of every kind in the window's blocks (qso_id_counts, `within`:
- * the scope's conditions on alias c without filters). No row when the offset is beyond the last
- * QSO. `scope`: the conditions (scope and filters) on alias c; `offset` and `end` bound
+ * For the page at `offset` of a scope's QSOs in ascending id order, from `blockRows`, their
+ * counts per block of ids (rows (block, n): blockRowsSql, or dayRangeBlockRowsSql for a range of
+ * dates): the first id of the block the offset falls into, as `from_id` (the page reads id >=
+ * from_id), and `skipped`, the matching QSOs in the blocks before it, so the page's own offset
+ * is `offset - skipped`: it skips fewer than ID_BLOCK ids' QSOs; and the end of the block where
+ * `end` (offset + per_page) is reached, as `to_id` (null past the last block), so that every part
+ * of the page reads a few blocks of ids, whatever plan its filter gets. Exact below the page's
+ * idBelow: the blocks before the chosen one lie below it whenever the page reaches any QSO (a
+ * block holding ids at or above idBelow is chosen at the latest), and so do the page's QSOs
+ * before to_id. With them, what reading that window costs against reading every match:
+ * `matches`, the QSOs the rows count, and `walked`, the scope's QSOs of every kind and date in
+ * the window's blocks (qso_id_counts, `within`: the scope's conditions on alias c without
+ * filters). No row when the offset is beyond the last QSO. `offset` and `end` are bound
  * placeholders.
  */
-export function idSeekSql(scope: string, within: string, offset: string, end: string, table = 'qso_id_counts'): string {
+export function idSeekSql(blockRows: string, within: string, offset: string, end: string): string {
   return `WITH s AS (SELECT b.block, b.n, sum(b.n) OVER (ORDER BY b.block) AS upto
-                       FROM (SELECT c.block, sum(c.n) AS n FROM ${table} c WHERE ${scope} GROUP BY c.block) b),
+                       FROM (SELECT r.block, sum(r.n) AS n FROM (${blockRows}) r (block, n) GROUP BY r.block) b),
           f AS (SELECT s.block, s.n, s.upto FROM s WHERE s.upto > ${offset}::bigint ORDER BY s.block LIMIT 1),
           e AS (SELECT s.block FROM s WHERE s.upto >= ${end}::bigint ORDER BY s.block LIMIT 1)
           SELECT (f.block * ${ID_BLOCK})::text AS from_id, (f.upto - f.n)::int AS skipped,
@@ -166,6 +171,39 @@ function nextMonth(day: string): string {
 }
 
 /**
+ * A range of days `from` <= time_on < `to` (either open) as the whole months it covers, from
+ * `first` (inclusive) to `last` (exclusive; null: open), and the partial months at either end
+ * (each with its month and its days). Null when the range lies inside one month.
+ */
+interface MonthSpan {
+  first: string | null;
+  last: string | null;
+  partial: Array<{ month: string; from: string; to: string }>;
+}
+
+function monthSpan(from: string | null, to: string | null): MonthSpan | null {
+  const first = from === null ? null : from === monthOf(from) ? from : nextMonth(from);
+  const last = to === null ? null : monthOf(to);
+  if (first !== null && last !== null && first > last) return null;
+  const partial: MonthSpan['partial'] = [];
+  if (from !== null && first !== from) partial.push({ month: monthOf(from), from, to: first! });
+  if (to !== null && last !== to) partial.push({ month: last!, from: last!, to });
+  return { first, last, partial };
+}
+
+/** A table of counts' rows (alias c) of the whole months of `span`. */
+function wholeMonthConditions(span: MonthSpan, params: SqlParams): string[] {
+  return [
+    ...(span.first === null ? [] : [`c.month >= ${params.add(span.first)}::date`]),
+    ...(span.last === null ? [] : [`c.month < ${params.add(span.last)}::date`]),
+  ];
+}
+
+/** QSOs (alias q) with `from` <= time_on < `to`. */
+const inDays = (params: SqlParams, from: string, to: string): string =>
+  `q.time_on >= ${params.add(from)}::date AND q.time_on < ${params.add(to)}::date`;
+
+/**
  * The exact number of a scope's QSOs with `from` <= time_on < `to` (days 'YYYY-MM-DD', either
  * open), without counting them all: the whole months in between summed from qso_month_counts,
  * and only the QSOs of the partial months at either end counted (from qso_station_time), as
@@ -180,7 +218,7 @@ export function timeRangeTotalSql(
 ): string {
   const rows = monthRowsSql(scopeOn, params, from, to, months);
   if (rows !== null) return `SELECT coalesce(sum(m.n), 0)::int AS total FROM (${rows}) m (month, n)`;
-  return `SELECT count(*)::int AS total FROM qso q WHERE ${scopeOn('q')} AND q.time_on >= ${params.add(from)}::date AND q.time_on < ${params.add(to)}::date`;
+  return `SELECT count(*)::int AS total FROM qso q WHERE ${scopeOn('q')} AND ${inDays(params, from!, to!)}`;
 }
 
 /**
@@ -197,17 +235,34 @@ export function monthRowsSql(
   to: string | null,
   months = monthCountsTable([]),
 ): string | null {
-  const first = from === null ? null : from === monthOf(from) ? from : nextMonth(from);
-  const last = to === null ? null : monthOf(to);
-  if (first !== null && last !== null && first > last) return null;
-  const monthConditions = [scopeOn('c'), ...(first === null ? [] : [`c.month >= ${params.add(first)}::date`]), ...(last === null ? [] : [`c.month < ${params.add(last)}::date`])];
-  const rows = [`SELECT c.month, sum(c.n) AS n FROM ${months} c WHERE ${monthConditions.join(' AND ')} GROUP BY c.month`];
-  const partial = (month: string, lo: string, hi: string) =>
-    `SELECT ${params.add(month)}::timestamp, count(*) FROM qso q
-      WHERE ${scopeOn('q')} AND q.time_on >= ${params.add(lo)}::date AND q.time_on < ${params.add(hi)}::date`;
-  if (from !== null && first !== from) rows.push(partial(monthOf(from), from, first!));
-  if (to !== null && last !== to) rows.push(partial(last!, last!, to));
-  return rows.join(' UNION ALL ');
+  const span = monthSpan(from, to);
+  if (span === null) return null;
+  return [
+    `SELECT c.month, sum(c.n) AS n FROM ${months} c WHERE ${[scopeOn('c'), ...wholeMonthConditions(span, params)].join(' AND ')} GROUP BY c.month`,
+    ...span.partial.map(({ month, from: lo, to: hi }) =>
+      `SELECT ${params.add(month)}::timestamp, count(*) FROM qso q WHERE ${scopeOn('q')} AND ${inDays(params, lo, hi)}`),
+  ].join(' UNION ALL ');
+}
+
+/**
+ * A scope's QSOs with `from` <= time_on < `to` (days, either open, not both) per block of ids,
+ * as rows (block, n), a block possibly more than once, for idSeekSql: the whole months' blocks
+ * from qso_id_month_counts (sql/023), the partial months at either end (or the whole range,
+ * inside one month) counted from qso by block. `scopeOn` as for idRangeTotalSql.
+ */
+export function dayRangeBlockRowsSql(scopeOn: (alias: 'q' | 'c') => string, params: SqlParams, from: string | null, to: string | null): string {
+  const counted = (lo: string, hi: string) => `SELECT q.id / ${ID_BLOCK}, count(*) FROM qso q WHERE ${scopeOn('q')} AND ${inDays(params, lo, hi)} GROUP BY 1`;
+  const span = monthSpan(from, to);
+  if (span === null) return counted(from!, to!);
+  return [
+    `SELECT c.block, c.n FROM ${ID_MONTH_TABLE.name} c WHERE ${[scopeOn('c'), ...wholeMonthConditions(span, params)].join(' AND ')}`,
+    ...span.partial.map(({ from: lo, to: hi }) => counted(lo, hi)),
+  ].join(' UNION ALL ');
+}
+
+/** The rows (block, n) of the id-block counts `table` (idCountsTable) that `scope` (on alias c) selects, for idSeekSql. */
+export function blockRowsSql(scope: string, table: string): string {
+  return `SELECT c.block, c.n FROM ${table} c WHERE ${scope}`;
 }
 
 /**

@@ -223,6 +223,54 @@ t.test('deep pages start from their month and are the same pages as a plain OFFS
   }
 });
 
+t.test('ADIF pages of a range of dates in a log stored in time order read the blocks of ids holding the range', async (t) => {
+  const server = await startTestServer(t);
+  const db = server.db.pool;
+  const op = await createOperator(db, { callsign: 'DL1ORD' });
+  const portable = await createStation(db, { userId: op.userId, name: 'Portable', callsign: 'DL1ORD/P', gridsquare: 'JO62QM' });
+  const stations = [op.stationId, portable];
+  // Logged as made, every ten minutes from 2019 (24,000 QSOs: five and a half months, a block of
+  // 4096 ids about four weeks), taking turns between the two locations in runs of a thousand;
+  // then an older log imported later, at random times over six years; then QSOs of March 2019
+  // logged late, inside the range of most checks.
+  const inOrder = (count: number, start: string, every: string, tag: string) =>
+    `INSERT INTO qso (station_id, call, time_on, band, mode, operator)
+     SELECT CASE WHEN g / 1000 % 2 = 0 THEN $1::int ELSE $2::int END, '${tag}' || g, timestamp '${start}' + g * interval '${every}', '20m', 'CW', 'DL1ORD'
+       FROM generate_series(1, ${count}) g`;
+  await seedQsos(db, stations, inOrder(24000, '2019-01-01', '10 minutes', 'O'), stations);
+  await seedQsos(db, [op.stationId], seedSql(2000), [op.stationId, 'R', 'DL1ORD']);
+  await seedQsos(db, stations, inOrder(300, '2019-03-01', '10 minutes', 'L'), stations);
+
+  const expectedCalls = async (perPage: number, page: number, condition: string) =>
+    (await db.query<{ call: string }>(
+      `SELECT call FROM qso WHERE station_id = ANY($1) AND ${condition} ORDER BY id LIMIT $2 OFFSET $3`,
+      [stations, perPage, (page - 1) * perPage],
+    )).rows.map((row) => row.call);
+  const check = async (label: string) => {
+    let filled = 0;
+    for (const [since, until] of [['2019-03-01', '2019-03-31'], ['2019-03-05', '2019-04-10'], ['2019-03-10', '2019-03-20'], ['2019-02-17', '2019-05-03'],
+      ['2019-01-01', '2024-12-31'], ['2019-05-14', null], [null, '2019-02-09']] as const) {
+      const dated = [since === null ? 'true' : `time_on >= '${since}'`, until === null ? 'true' : `time_on < date '${until}' + 1`].join(' AND ');
+      const query = [since === null ? '' : `&qso_since=${since}`, until === null ? '' : `&qso_until=${until}`].join('');
+      for (const [perPage, page] of [[100, 1], [100, 4], [7, 60], [1000, 1], [1000, 3], [1000, 11], [3, 1200]] as const) {
+        const res = await server.request(`/api/v2/qso?format=adif${query}&per_page=${perPage}&page=${page}`, { token: op.token });
+        const calls = [...String(res.body.data.adif ?? '').matchAll(/<CALL:\d+>([^<\s]*)/g)].map((match) => match[1]);
+        t.same(calls, await expectedCalls(perPage, page, dated), `${label}: ADIF ${since}..${until}, per_page ${perPage}, page ${page}`);
+        if (calls.length > 0) filled++;
+      }
+    }
+    t.ok(filled >= 28, `${label}: ${filled} of the pages hold QSOs`);
+  };
+  await check('appended counts');
+  await compactQsoCounts(db, 0);
+  await check('folded counts');
+  // QSOs moved in time (a PATCH of qso_date), deleted, moved between locations.
+  await seedQsos(db, [op.stationId], `UPDATE qso SET time_on = time_on + interval '500 days' WHERE id IN (SELECT id FROM qso WHERE station_id = $1 ORDER BY random() LIMIT 500)`, [op.stationId]);
+  await seedQsos(db, [portable], 'DELETE FROM qso WHERE id IN (SELECT id FROM qso WHERE station_id = $1 ORDER BY random() LIMIT 300)', [portable]);
+  await seedQsos(db, stations, 'UPDATE qso SET station_id = $2 WHERE id IN (SELECT id FROM qso WHERE station_id = $1 ORDER BY random() LIMIT 300)', stations);
+  await check('after moves in time, deletes and moves between locations');
+});
+
 t.test('month counts stay exact, per bucket, under concurrent writers', async (t) => {
   const server = await startTestServer(t);
   const db = server.db.pool;

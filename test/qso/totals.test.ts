@@ -60,6 +60,7 @@ async function countTableMismatches(db: pg.Pool): Promise<string[]> {
     ['qso_id_band_counts', 'station_id, operator, block, band, prop_mode', blockwise],
     ['qso_id_mode_counts', 'station_id, operator, block, mode, submode', blockwise],
     ['qso_id_qsl_counts', `station_id, operator, block, ${qslColumns}`, blockwise],
+    ['qso_id_month_counts', 'station_id, operator, block, month', `SELECT station_id, operator, id / 4096 AS block, date_trunc('month', time_on) AS month FROM qso`],
     // A row per type received 'Y' with a date, in the month of that date.
     ['qso_confirmation_month_counts', 'station_id, operator, type, month', `SELECT station_id, operator, r.type, date_trunc('month', r.date)::date AS month FROM qso
        CROSS JOIN LATERAL (VALUES ('lotw', lotw_qsl_rcvd, lotw_qslrdate), ('eqsl', eqsl_qsl_rcvd, eqsl_qslrdate), ('qsl', qsl_rcvd, qslrdate),
@@ -179,7 +180,7 @@ t.test('list totals from the counts stay exact under concurrent writers', async 
   t.same(await countTableMismatches(db), [], 'after emptying a location, every row of every count table');
   const tables = ['qso_counts', 'qso_id_counts', 'qso_month_counts', 'qso_month_bucket_counts', 'qso_month_band_counts',
     'qso_month_mode_counts', 'qso_month_qsl_counts', 'qso_id_band_counts', 'qso_id_mode_counts', 'qso_id_qsl_counts',
-    'qso_confirmation_month_counts'];
+    'qso_id_month_counts', 'qso_confirmation_month_counts'];
   const left = await db.query<{ rows: number }>(`SELECT count(*)::int AS rows FROM (${tables.map((table) => `SELECT n FROM ${table} WHERE station_id = $1`).join(' UNION ALL ')}) c`, [second]);
   t.equal(left.rows[0]!.rows, 0, 'the emptied location has no rows of counts left');
 });

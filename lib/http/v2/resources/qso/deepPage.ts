@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { SqlParams } from '../../../../db/sqlParams.js';
-import { idCountsTable, idSeekSql, monthCountsTable, monthRowsSql, monthSeekSql, timeRangeTotalSql } from '../../../../qso/counts.js';
+import { blockRowsSql, dayRangeBlockRowsSql, idCountsTable, idSeekSql, monthCountsTable, monthRowsSql, monthSeekSql, timeRangeTotalSql } from '../../../../qso/counts.js';
 import { bucketScopeOn, scopeOn, type ListQuery, type PageSeek } from './listQuery.js';
 
 /**
@@ -19,14 +19,13 @@ const SEEK_FROM_OFFSET = 10_000;
 const sortCost = (matches: number, reach: number): number => matches * (reach > matches / 4 ? 2 : 1);
 
 /**
- * Whether an ADIF page with a range of dates (and at most one kind of band, mode, qsl_filter)
- * is cheaper read from its matches, found through the filters' index and sorted by id, than by
- * walking the scope's ids in order and dropping what does not match; judged from the counts. The
- * walk passes the scope's QSOs made before the range (what it passes first in a log stored in
- * time order), then the page's reach divided by the share of the range's QSOs that match the
- * other filters (spread evenly). A log stored otherwise may be judged wrongly either way, and
- * then costs what every such page cost before. On a 2M log, the page statement: a month of 2016,
- * page 1, 97 ms walked, 11 ms sorted.
+ * Whether an ADIF page with a range of dates and one kind of band, mode, qsl_filter is cheaper
+ * read from its matches, found through the filters' index and sorted by id, than by walking the
+ * scope's ids in order and dropping what does not match; judged from the counts (no table counts
+ * blocks of ids by month and kind). The walk passes the scope's QSOs made before the range (what
+ * it passes first in a log stored in time order), then the page's reach divided by the share of
+ * the range's QSOs that match the filter (spread evenly). A log stored otherwise may be judged
+ * wrongly either way, and then costs what every such page cost before.
  */
 async function sortsMatches(client: Pick<pg.PoolClient, 'query'>, list: ListQuery): Promise<boolean> {
   const { from, to } = list.days;
@@ -34,8 +33,7 @@ async function sortsMatches(client: Pick<pg.PoolClient, 'query'>, list: ListQuer
   const all = scopeOn(list, params);
   const inRange = timeRangeTotalSql(all, params, from, to);
   const before = from === null ? '0' : timeRangeTotalSql(all, params, null, from);
-  const kinds = list.bucketFilterKinds;
-  const matches = kinds.length === 0 ? inRange : timeRangeTotalSql(bucketScopeOn(list, params), params, from, to, monthCountsTable(kinds));
+  const matches = timeRangeTotalSql(bucketScopeOn(list, params), params, from, to, monthCountsTable(list.bucketFilterKinds));
   const { rows } = await client.query<{ in_range: number; before: number; matches: number }>(
     `SELECT (${inRange}) AS in_range, (${before}) AS before, (${matches}) AS matches`, params.values,
   );
@@ -45,18 +43,33 @@ async function sortsMatches(client: Pick<pg.PoolClient, 'query'>, list: ListQuer
 }
 
 /**
+ * The blocks of ids that hold an ADIF page's matches, from the counts (idSeekSql), or null where
+ * no table counts them or skipping from the start costs as little: unfiltered pages before
+ * offset 10,000, two kinds of filter, a range of dates with a kind of filter.
+ */
+function blockRowsOf(list: ListQuery, params: SqlParams): string | null {
+  const kinds = list.bucketFilterKinds;
+  const { from, to } = list.days;
+  if (from !== null || to !== null) return kinds.length === 0 ? dayRangeBlockRowsSql(scopeOn(list, params), params, from, to) : null;
+  const table = idCountsTable(kinds);
+  if (table === null || (kinds.length === 0 && list.pagination.offset < SEEK_FROM_OFFSET)) return null;
+  return blockRowsSql(bucketScopeOn(list, params)('c'), table);
+}
+
+/**
  * Where the page of `list` starts, or null to skip from the start: deep enough to pay, and
  * only for lists whose filters the counts keep. Newest first (JSON): a scope with band, mode,
  * qsl_filter (the month counts keep those columns) and a range of QSO dates (whole months
- * summed, the partial months at its ends counted). Ascending ids (ADIF), without a range of
- * dates: from the block of ids the offset falls into (the id-block counts), unfiltered deep
- * pages, and every page with one kind of filter (per kind, sql/022), which then reads only the
- * blocks that hold its matches, unless reading every match and sorting them costs less (a
- * filter few QSOs match, spread over the log). A range of dates, alone or with one kind of
- * filter: its matches sorted where that costs less than the walk in id order (sortsMatches).
- * Two kinds of filter (band and mode) walk from the start: they have no table of counts, and
- * no index of their own (the planner's blind choice among the others read a whole location's
- * duplicate index: band=20m&mode=CW page 15, 229 ms). Ask in the page's snapshot, as its total.
+ * summed, the partial months at its ends counted). Ascending ids (ADIF): from the block of ids
+ * the offset falls into, read from the id-block counts: unfiltered deep pages; every page with
+ * one kind of filter (per kind, sql/022) or a range of dates (per month, sql/023), which then
+ * reads only the blocks that hold its matches, unless reading every match and sorting them
+ * costs less (a filter few QSOs match, spread over the log; a range of dates in a log not
+ * stored in time order). A range of dates with one kind of filter: its matches sorted where that
+ * costs less than the walk in id order (sortsMatches). Two kinds of filter (band and mode) walk
+ * from the start: they have no table of counts, and no index of their own (the planner's blind
+ * choice among the others read a whole location's duplicate index: band=20m&mode=CW page 15,
+ * 229 ms). Ask in the page's snapshot, as its total.
  */
 export async function pageSeek(client: Pick<pg.PoolClient, 'query'>, list: ListQuery): Promise<PageSeek | null> {
   const { offset, perPage } = list.pagination;
@@ -66,12 +79,11 @@ export async function pageSeek(client: Pick<pg.PoolClient, 'query'>, list: ListQ
   const kinds = list.bucketFilterKinds;
   const params = new SqlParams();
   if (list.format === 'adif') {
-    const table = idCountsTable(kinds);
-    if (!dated && table !== null && (kinds.length === 1 || offset >= SEEK_FROM_OFFSET)) {
-      const scope = bucketScopeOn(list, params)('c');
-      const within = scopeOn(list, params)('c');
+    const within = scopeOn(list, params)('c');
+    const blockRows = blockRowsOf(list, params);
+    if (blockRows !== null) {
       const { rows } = await client.query<{ from_id: string; skipped: number; to_id: string | null; matches: number; walked: number }>(
-        idSeekSql(scope, within, params.add(offset), params.add(offset + perPage), table), params.values,
+        idSeekSql(blockRows, within, params.add(offset), params.add(offset + perPage)), params.values,
       );
       const window = rows[0];
       if (window === undefined) return null;
