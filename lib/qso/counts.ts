@@ -114,24 +114,23 @@ export function scopeTotalSql(scope: readonly string[]): string {
 }
 
 /**
- * The exact number of a scope's QSOs with sinceId < id < idBelow, without counting them: the sum
- * of the whole id blocks in between, less the QSOs of the first block at or below sinceId, plus
- * those of the last block below idBelow (each count covers fewer than ID_BLOCK ids, read from
- * qso_station_id). `scopeOn(alias)` gives the scope's conditions on qso (q) or the id-block
- * counts `table` (c: qso_id_counts, or with the conditions of one kind of filter that kind's,
- * idCountsTable), their values bound in `params` already. Needs sinceId + 1 < idBelow (else
- * there is nothing to count).
+ * The exact number of a list's QSOs with sinceId < id < idBelow, without counting them: the sum
+ * of the whole id blocks in between from `blockRows` (rows (block, n): blockRowsSql, or
+ * dayRangeBlockRowsSql for a range of dates), less the QSOs of the first block at or below
+ * sinceId, plus those of the last block below idBelow (each count covers fewer than ID_BLOCK
+ * ids, read from qso_station_id with `matching`, the same conditions on alias q), their values
+ * bound in `params` already. Needs sinceId + 1 < idBelow (else there is nothing to count).
  */
-export function idRangeTotalSql(scopeOn: (alias: 'q' | 'c') => string, params: SqlParams, sinceId: number, idBelow: number, table = 'qso_id_counts'): string {
+export function idRangeTotalSql(blockRows: string, matching: string, params: SqlParams, sinceId: number, idBelow: number): string {
   const first = Math.floor((sinceId + 1) / ID_BLOCK);
   const last = Math.floor(idBelow / ID_BLOCK);
   const [firstBlock, lastBlock] = [params.add(first), params.add(last)];
   const [firstStart, lastStart] = [params.add(first * ID_BLOCK), params.add(last * ID_BLOCK)];
   const [after, below] = [params.add(sinceId), params.add(idBelow)];
-  return `SELECT ((SELECT coalesce(sum(c.n), 0) FROM ${table} c
-                    WHERE ${scopeOn('c')} AND c.block >= ${firstBlock}::bigint AND c.block < ${lastBlock}::bigint)
-                - (SELECT count(*) FROM qso q WHERE ${scopeOn('q')} AND q.id >= ${firstStart}::bigint AND q.id <= ${after}::bigint)
-                + (SELECT count(*) FROM qso q WHERE ${scopeOn('q')} AND q.id >= ${lastStart}::bigint AND q.id < ${below}::bigint))::int AS total`;
+  return `SELECT ((SELECT coalesce(sum(r.n), 0) FROM (${blockRows}) r (block, n)
+                    WHERE r.block >= ${firstBlock}::bigint AND r.block < ${lastBlock}::bigint)
+                - (SELECT count(*) FROM qso q WHERE ${matching} AND q.id >= ${firstStart}::bigint AND q.id <= ${after}::bigint)
+                + (SELECT count(*) FROM qso q WHERE ${matching} AND q.id >= ${lastStart}::bigint AND q.id < ${below}::bigint))::int AS total`;
 }
 
 /**
@@ -199,9 +198,10 @@ function wholeMonthConditions(span: MonthSpan, params: SqlParams): string[] {
   ];
 }
 
-/** QSOs (alias q) with `from` <= time_on < `to`. */
-const inDays = (params: SqlParams, from: string, to: string): string =>
-  `q.time_on >= ${params.add(from)}::date AND q.time_on < ${params.add(to)}::date`;
+/** QSOs (alias q) with `from` <= time_on < `to`, either open, not both. */
+export function dayRangeConditions(params: SqlParams, from: string | null, to: string | null): string {
+  return [...(from === null ? [] : [`q.time_on >= ${params.add(from)}::date`]), ...(to === null ? [] : [`q.time_on < ${params.add(to)}::date`])].join(' AND ');
+}
 
 /**
  * The exact number of a scope's QSOs with `from` <= time_on < `to` (days 'YYYY-MM-DD', either
@@ -218,7 +218,7 @@ export function timeRangeTotalSql(
 ): string {
   const rows = monthRowsSql(scopeOn, params, from, to, months);
   if (rows !== null) return `SELECT coalesce(sum(m.n), 0)::int AS total FROM (${rows}) m (month, n)`;
-  return `SELECT count(*)::int AS total FROM qso q WHERE ${scopeOn('q')} AND ${inDays(params, from!, to!)}`;
+  return `SELECT count(*)::int AS total FROM qso q WHERE ${scopeOn('q')} AND ${dayRangeConditions(params, from!, to!)}`;
 }
 
 /**
@@ -240,7 +240,7 @@ export function monthRowsSql(
   return [
     `SELECT c.month, sum(c.n) AS n FROM ${months} c WHERE ${[scopeOn('c'), ...wholeMonthConditions(span, params)].join(' AND ')} GROUP BY c.month`,
     ...span.partial.map(({ month, from: lo, to: hi }) =>
-      `SELECT ${params.add(month)}::timestamp, count(*) FROM qso q WHERE ${scopeOn('q')} AND ${inDays(params, lo, hi)}`),
+      `SELECT ${params.add(month)}::timestamp, count(*) FROM qso q WHERE ${scopeOn('q')} AND ${dayRangeConditions(params, lo, hi)}`),
   ].join(' UNION ALL ');
 }
 
@@ -251,7 +251,7 @@ export function monthRowsSql(
  * inside one month) counted from qso by block. `scopeOn` as for idRangeTotalSql.
  */
 export function dayRangeBlockRowsSql(scopeOn: (alias: 'q' | 'c') => string, params: SqlParams, from: string | null, to: string | null): string {
-  const counted = (lo: string, hi: string) => `SELECT q.id / ${ID_BLOCK}, count(*) FROM qso q WHERE ${scopeOn('q')} AND ${inDays(params, lo, hi)} GROUP BY 1`;
+  const counted = (lo: string, hi: string) => `SELECT q.id / ${ID_BLOCK}, count(*) FROM qso q WHERE ${scopeOn('q')} AND ${dayRangeConditions(params, lo, hi)} GROUP BY 1`;
   const span = monthSpan(from, to);
   if (span === null) return counted(from!, to!);
   return [

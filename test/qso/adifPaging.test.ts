@@ -85,7 +85,9 @@ t.test('id-bounded totals stay exact under concurrent writers', async (t) => {
   const club = await createClub(db, 'DL0IDT');
   const member = await club.memberToken(3, 'DL2IDM');
   const stations = [op.stationId, second];
-  await seedQsos(db, stations, seedSql(3000), [op.stationId, 'S', 'DL1IDT']);
+  // Enough QSOs to fill three blocks of ids (4096 each; January and February 2020), so that the
+  // sums of whole blocks are part of every id-bounded total and not only the partial blocks.
+  await seedQsos(db, stations, seedSql(12000), [op.stationId, 'S', 'DL1IDT']);
 
   // Lists as the API parses them, for the owner and the club member, with and without filters.
   const owner = { userId: op.userId, club: null, stationIds: stations } as unknown as Principal;
@@ -105,8 +107,10 @@ t.test('id-bounded totals stay exact under concurrent writers', async (t) => {
       for (const filter of [{}, { band: '20m' }, { mode: 'FT8' }] as Array<Record<string, string>>) {
         cases.push([`member since ${since} ${JSON.stringify(filter)}`, memberPrincipal, { format: 'adif', since_id: String(since), ...filter }]);
       }
-      // Dates: from the months less what lies beyond the cut without since_id, counted with it.
-      for (const [from, to] of [['2020-01-03', '2020-01-09'], ['2019-12-15', '2024-05-04']]) {
+      // Dates: from the months less what lies beyond the cut without since_id; with it, from the
+      // blocks of the range's months and its partial months counted by block (with a filter,
+      // counted). Inside a month; the imports' month partial; two partial months, no whole one.
+      for (const [from, to] of [['2020-01-03', '2020-01-09'], ['2019-12-15', '2024-05-04'], ['2020-01-20', '2020-02-10'], ['2020-01-20', '2024-05-02']]) {
         cases.push([`owner since ${since} ${from}..${to}`, owner, { format: 'adif', since_id: String(since), qso_since: from, qso_until: to }]);
         cases.push([`owner since ${since} ${from}..${to} mode FT8`, owner, { format: 'adif', since_id: String(since), qso_since: from, qso_until: to, mode: 'FT8' }]);
         cases.push([`member since ${since} ${from}..${to}`, memberPrincipal, { format: 'adif', since_id: String(since), qso_since: from, qso_until: to }]);

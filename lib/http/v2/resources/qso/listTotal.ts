@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { SqlParams } from '../../../../db/sqlParams.js';
 import { bindForCopy } from '../../../../db/settingParams.js';
-import { bucketTotalSql, idCountsTable, idRangeTotalSql, monthCountsTable, scopeTotalSql, timeRangeTotalSql } from '../../../../qso/counts.js';
+import { blockRowsSql, bucketTotalSql, dayRangeBlockRowsSql, dayRangeConditions, idCountsTable, idRangeTotalSql, monthCountsTable, scopeTotalSql, timeRangeTotalSql } from '../../../../qso/counts.js';
 import { scopeConditions } from '../../../../qso/scope.js';
 import { bucketScopeOn, scopeOn, where, type ListQuery, type Sql } from './listQuery.js';
 
@@ -22,7 +22,11 @@ import { bucketScopeOn, scopeOn, where, type ListQuery, type Sql } from './listQ
  * - qso_since/qso_until, alone or with band, mode, qsl_filter: whole months of qso_month_counts
  *   (the month counts of those filters, monthCountsTable) plus the partial months at either end
  *   counted; on an ADIF page, less the range's QSOs from the page's cut on;
- * - callsign, or dates with since_id: a count over the QSOs, from the filter's index.
+ * - qso_since/qso_until with since_id: the whole id blocks of the range's whole months
+ *   (qso_id_month_counts) plus the partial months at either end counted by block, and the two
+ *   partial blocks as above;
+ * - callsign, or dates with since_id and band, mode, qsl_filter: a count over the QSOs, from the
+ *   filter's index.
  */
 
 type Client = Pick<pg.PoolClient, 'query'>;
@@ -46,27 +50,29 @@ function belowCutSql(list: ListQuery, idBelow: number): Sql {
   const params = new SqlParams();
   const on = bucketScopeOn(list, params);
   const { from, to } = list.days;
-  const sum = from !== null || to !== null
-    ? timeRangeTotalSql(on, params, from, to, monthCountsTable(list.bucketFilterKinds))
-    : bucketTotalSql([on('c')]);
-  const above = [
-    on('q'),
-    ...(from === null ? [] : [`q.time_on >= ${params.add(from)}::date`]),
-    ...(to === null ? [] : [`q.time_on < ${params.add(to)}::date`]),
-    `q.id >= ${params.add(idBelow)}::bigint`,
-  ];
+  const dated = from !== null || to !== null;
+  const sum = dated ? timeRangeTotalSql(on, params, from, to, monthCountsTable(list.bucketFilterKinds)) : bucketTotalSql([on('c')]);
+  const above = [on('q'), ...(dated ? [dayRangeConditions(params, from, to)] : []), `q.id >= ${params.add(idBelow)}::bigint`];
   return { text: `SELECT ((${sum}) - (SELECT count(*) FROM qso q WHERE ${above.join(' AND ')}))::int AS total`, values: params.values };
 }
 
 /**
- * The scope's QSOs with sinceId < id < idBelow: unfiltered, or with the list's band, mode or
- * qsl_filter when they are of one kind (summed from that kind's id-block counts).
+ * The scope's QSOs with sinceId < id < idBelow: unfiltered, with the list's band, mode or
+ * qsl_filter when they are of one kind (summed from that kind's id-block counts), or with its
+ * range of dates alone (its whole months' blocks, qso_id_month_counts, the partial months at its
+ * ends counted by block).
  */
 function idRangeSql(list: ListQuery, sinceId: number, idBelow: number, filtered: boolean): Sql {
   const params = new SqlParams();
-  const table = filtered ? idCountsTable(list.bucketFilterKinds)! : idCountsTable([])!;
+  const { from, to } = list.days;
+  if (filtered && (from !== null || to !== null)) {
+    const all = scopeOn(list, params);
+    const rows = dayRangeBlockRowsSql(all, params, from, to);
+    return { text: idRangeTotalSql(rows, `${all('q')} AND ${dayRangeConditions(params, from, to)}`, params, sinceId, idBelow), values: params.values };
+  }
   const on = filtered ? bucketScopeOn(list, params) : scopeOn(list, params);
-  return { text: idRangeTotalSql(on, params, sinceId, idBelow, table), values: params.values };
+  const rows = blockRowsSql(on('c'), filtered ? idCountsTable(list.bucketFilterKinds)! : idCountsTable([])!);
+  return { text: idRangeTotalSql(rows, on('q'), params, sinceId, idBelow), values: params.values };
 }
 
 function countSql(list: ListQuery): Sql {
@@ -104,7 +110,9 @@ function oneStatementTotal(list: ListQuery): Sql | 0 | null {
   const dated = list.days.from !== null || list.days.to !== null;
   if (dated) {
     if (list.idBelow === null) return timeRangeSql(list);
-    return list.sinceId === 0 ? belowCutSql(list, list.idBelow) : countSql(list);
+    if (list.sinceId === 0) return belowCutSql(list, list.idBelow);
+    if (list.sinceId + 1 >= list.idBelow) return 0;
+    return buckets ? countSql(list) : idRangeSql(list, list.sinceId, list.idBelow, true);
   }
   if (list.idBelow === null) return bucketSql(list);
   if (list.sinceId + 1 >= list.idBelow) return 0;
