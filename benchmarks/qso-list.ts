@@ -95,9 +95,16 @@ const scenarios: Array<[string, string]> = [
   ['qso_since/qso_until (one year)', '?qso_since=2016-01-01&qso_until=2016-12-31'],
   ['qso_since/qso_until (one year), page 2,000', '?qso_since=2016-01-01&qso_until=2016-12-31&page=2000'],
   ['format=adif, page 500 (offset 499,000 by id)', '?format=adif&page=500'],
-  // Ascending ids with a filter: the id blocks' counts keep no filter columns, so the page
-  // skips every matching QSO before it.
+  // Ascending ids with a filter: from the block of ids its offset falls into, in that kind's
+  // id-block counts (sql/022).
   ['format=adif, mode=CW, page 150 (offset 149,000 by id)', '?format=adif&mode=CW&page=150'],
+  // A range of dates by id, deep: from the blocks of the range's months (sql/023).
+  ['format=adif, qso_since/qso_until (one year), page 50', '?format=adif&qso_since=2016-01-01&qso_until=2016-12-31&page=50'],
+  // A follower of part of the log: its total summed from the blocks of the range's months.
+  ['qso_since (from a partial month), since_id half-way', `?qso_since=2016-03-05&since_id=${middle}`],
+  // Two kinds of filter in id order: no counts of their own, walked from the start.
+  ['format=adif, band=20m&mode=CW', '?format=adif&band=20m&mode=CW'],
+  ['format=adif, band=20m&mode=CW, page 15', '?format=adif&band=20m&mode=CW&page=15'],
 ];
 
 // --- EXPLAIN of the list queries ------------------------------------------------------------

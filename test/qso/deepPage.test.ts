@@ -99,8 +99,9 @@ t.test('deep pages start from their month and are the same pages as a plain OFFS
       t.same(await adifCalls(`station_id=${portable}&qsl_filter=lotw&per_page=${perPage}&page=${page}`), await expectedCalls([portable], perPage, page, "lotw_qsl_rcvd = 'Y'"), `${label}: ADIF, one location, qsl_filter, page ${page}`);
       t.same(await adifCalls(`band=SAT&per_page=${perPage}&page=${page}`, member.token), await expectedCalls([club.clubStationId], perPage, page, `operator = '${member.callsign}' AND prop_mode = 'SAT'`), `${label}: a club member's ADIF band=SAT page ${page}`);
     }
-    // ADIF pages of a range of dates: a short range read by time and sorted by id, a long one
-    // walked in id order (sortsDayRange); the same pages either way, and their totals exact.
+    // ADIF pages of a range of dates in a log at random times: a short range read by time and
+    // sorted by id, a long one from the blocks of ids holding it; the same pages either way,
+    // and their totals exact.
     for (const [since, until] of [['2020-03-01', '2020-03-31'], ['2021-02-10', '2021-08-03'], ['2019-06-15', '2023-11-20']]) {
       const dated = `time_on >= '${since}' AND time_on < date '${until}' + 1`;
       for (const [perPage, page] of [[100, 1], [100, 3], [7, 40], [1000, 1], [1000, 12]] as const) {

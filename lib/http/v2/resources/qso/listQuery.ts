@@ -184,9 +184,8 @@ export function where(list: ListQuery, params: SqlParams): string {
  * of which it then skips `offset - skipped`. Newest first: only QSOs with time_on below `below`,
  * and from `above` on when it is not null. Ascending ids: only QSOs with id >= `fromId`, and
  * below `toId` when it is not null (bigints as text). `sorted`: an ADIF page whose filters
- * (a range of dates, one kind of band, mode, qsl_filter) match few of the scope's QSOs reads its
- * matches from the filters' index and sorts them by id, instead of walking the ids in order past
- * every QSO that does not match.
+ * (a range of dates, one kind of band, mode, qsl_filter) match few of the QSOs that walking the
+ * ids in order would pass reads its matches from the filters' index and sorts them by id.
  */
 export type PageSeek =
   | { order: 'time'; below: string; skipped: number; above: string | null }
