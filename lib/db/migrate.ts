@@ -1,10 +1,14 @@
 import { readdir, readFile } from 'node:fs/promises';
 import type pg from 'pg';
 import { sqlPath } from '../paths.js';
+import { ensureCountTrigger } from './countTables.js';
 
 /**
  * Numbered migrations from sql/ (NNN_name.sql), each applied once in its own transaction and
- * recorded in schema_migrations. An advisory lock makes concurrent start-ups take turns.
+ * recorded in schema_migrations, with the counting trigger generated from the code's tables of
+ * counts (countTables.ts) once they all exist, in the transaction of the migration that
+ * completes them (or alone when none was pending: a no-op when the database holds it already).
+ * An advisory lock makes concurrent start-ups take turns.
  */
 const MIGRATION_LOCK = 7_341_001;
 
@@ -20,15 +24,17 @@ export async function migrate(pool: pg.Pool): Promise<string[]> {
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
     const done = new Set((await client.query<{ version: string }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
-    for (const file of await migrationFiles()) {
+    const pending = (await migrationFiles()).filter((file) => !done.has(file.replace(/\.sql$/, '')));
+    for (const file of pending) {
       const version = file.replace(/\.sql$/, '');
-      if (done.has(version)) continue;
       const sql = await readFile(sqlPath(file), 'utf8');
       await client.query('BEGIN');
       try {
         // Index builds on a big table outlast the API's statement_timeout.
         await client.query('SET LOCAL statement_timeout = 0');
         await client.query(sql);
+        // The counting trigger as the code declares it, with the migration that completes its tables.
+        await ensureCountTrigger(client);
         await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [version]);
         await client.query('COMMIT');
       } catch (error) {
@@ -37,6 +43,7 @@ export async function migrate(pool: pg.Pool): Promise<string[]> {
       }
       applied.push(version);
     }
+    if (pending.length === 0) await ensureCountTrigger(client);
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
     client.release();

@@ -2,62 +2,19 @@ import type pg from 'pg';
 import { inTransaction } from '../db/transaction.js';
 import type { SqlParams } from '../db/sqlParams.js';
 import type { Logger } from '../log.js';
+import { COUNT_TABLES, ID_FILTER_TABLES, ID_MONTH_TABLE, MONTH_FILTER_TABLES, type BucketFilterKind } from '../db/countTables.js';
 
 /**
- * Reading and compacting the QSO counts every writer appends in its own transaction: per bucket
- * of the list's filters (qso_counts, sql/009), per block of ids (qso_id_counts, sql/012), per
- * month of time_on (qso_month_counts, sql/013), per month and bucket (qso_month_bucket_counts,
- * sql/017), per month and one kind of filter (band, mode, received statuses) and per
- * confirmation type and month of its received date (sql/018, where the trigger groups the
- * written rows once by qso_count_key()), per block of ids and one kind of filter (sql/022), per
- * block of ids and month (sql/023). A
- * list's exact total is then a sum over a few hundred rows instead of a count over every
- * matching QSO, and a deep page starts from the month or block of ids its offset falls into
- * instead of skipping every QSO before it.
+ * Reading and compacting the QSO counts every writer appends in its own transaction (the tables
+ * and their trigger: lib/db/countTables.ts): per bucket of the list's filters (qso_counts,
+ * sql/009), per block of ids (qso_id_counts, sql/012), per month of time_on (qso_month_counts,
+ * sql/013), per month and bucket (qso_month_bucket_counts, sql/017), per month and one kind of
+ * filter (band, mode, received statuses) and per confirmation type and month of its received
+ * date (sql/018), per block of ids and one kind of filter (sql/022), per block of ids and month
+ * (sql/023). A list's exact total is then a sum over a few hundred rows instead of a count over
+ * every matching QSO, and a deep page starts from the month or block of ids its offset falls
+ * into instead of skipping every QSO before it.
  */
-
-/** A table of appended counts: its name and the columns of a bucket, in table order (the compaction regroups by them). */
-interface CountTable {
-  name: string;
-  columns: string;
-}
-
-/** The statuses of qsl_filter's conditions. */
-const QSL_COLUMNS = 'qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status';
-
-/** The bucket a QSO counts in: the columns of the filters the counts answer (band, mode, qsl_filter). */
-const BUCKET_COLUMNS = `band, mode, submode, prop_mode, ${QSL_COLUMNS}`;
-
-/** The kinds of filter the counts keep: band (SAT included), mode (or submode), qsl_filter. */
-export type BucketFilterKind = 'band' | 'mode' | 'qsl';
-
-/** The month counts per one kind of filter, and their bucket columns. */
-const MONTH_FILTER_TABLES: Record<BucketFilterKind, CountTable> = {
-  band: { name: 'qso_month_band_counts', columns: 'station_id, operator, month, band, prop_mode' },
-  mode: { name: 'qso_month_mode_counts', columns: 'station_id, operator, month, mode, submode' },
-  qsl: { name: 'qso_month_qsl_counts', columns: `station_id, operator, month, ${QSL_COLUMNS}` },
-};
-
-/** The id-block counts per one kind of filter (sql/022): id-bounded totals and deep ADIF pages with that kind. */
-const ID_FILTER_TABLES: Record<BucketFilterKind, CountTable> = {
-  band: { name: 'qso_id_band_counts', columns: 'station_id, operator, block, band, prop_mode' },
-  mode: { name: 'qso_id_mode_counts', columns: 'station_id, operator, block, mode, submode' },
-  qsl: { name: 'qso_id_qsl_counts', columns: `station_id, operator, block, ${QSL_COLUMNS}` },
-};
-
-/** The id-block counts per month of time_on (sql/023): ADIF pages of a range of dates. */
-const ID_MONTH_TABLE: CountTable = { name: 'qso_id_month_counts', columns: 'station_id, operator, block, month' };
-
-const COUNT_TABLES: readonly CountTable[] = [
-  { name: 'qso_counts', columns: `station_id, operator, ${BUCKET_COLUMNS}` },
-  { name: 'qso_id_counts', columns: 'station_id, operator, block' },
-  { name: 'qso_month_counts', columns: 'station_id, operator, month' },
-  { name: 'qso_month_bucket_counts', columns: `station_id, operator, month, ${BUCKET_COLUMNS}` },
-  ...Object.values(MONTH_FILTER_TABLES),
-  ...Object.values(ID_FILTER_TABLES),
-  ID_MONTH_TABLE,
-  { name: 'qso_confirmation_month_counts', columns: 'station_id, operator, type, month' },
-];
 
 /**
  * The month counts to sum for a list with these kinds of filter: per month alone without

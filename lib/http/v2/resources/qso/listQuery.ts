@@ -13,7 +13,7 @@ import {
 import { qsoScope, scopeConditions, type QsoScope } from '../../../../qso/scope.js';
 import { qsoSelectList } from '../../../../qso/present.js';
 import { sinceIdBound } from '../../../../qso/changeBounds.js';
-import type { BucketFilterKind } from '../../../../qso/counts.js';
+import type { BucketFilterKind } from '../../../../db/countTables.js';
 
 /**
  * GET /qso parameters and the SQL they become. Every query is written so that PostgreSQL can

@@ -1,0 +1,126 @@
+import type pg from 'pg';
+
+/**
+ * The tables of QSO counts and the trigger that fills them, said once. Every statement that
+ * writes qso appends, in its own transaction, signed counts of the rows it added, removed or
+ * moved to each table (sql/009 and on); lib/qso/counts.ts sums them for totals and deep pages
+ * and folds them. The trigger groups a statement's rows once by qso_count_key() (sql/018: a
+ * QSO's location, operator, block of ids, month, bucket and received months), then one
+ * statement adds the groups to every table here. Its body is generated from this list and
+ * installed by the migration run (ensureCountTrigger), so that a new table is declared here and
+ * created by its migration, without restating the trigger (sql/018 and sql/022 did).
+ */
+
+/** A table of appended counts: its name and the columns of its key, in table order, each a field of qso_count_key. */
+export interface CountTable {
+  name: string;
+  columns: string;
+  /** The rows (key columns, n) the trigger adds from the grouped deltas `d`, when not simply `columns` summed. */
+  fromDeltas?: string;
+}
+
+/** The statuses of qsl_filter's conditions. */
+const QSL_COLUMNS = 'qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status';
+
+/** The bucket a QSO counts in: the columns of the filters the counts answer (band, mode, qsl_filter). */
+const BUCKET_COLUMNS = `band, mode, submode, prop_mode, ${QSL_COLUMNS}`;
+
+/** The kinds of filter the counts keep: band (SAT included), mode (or submode), qsl_filter. */
+export type BucketFilterKind = 'band' | 'mode' | 'qsl';
+
+/** Per month of time_on and one kind of filter (sql/018): date totals and deep pages with that kind. */
+export const MONTH_FILTER_TABLES: Record<BucketFilterKind, CountTable> = {
+  band: { name: 'qso_month_band_counts', columns: 'station_id, operator, month, band, prop_mode' },
+  mode: { name: 'qso_month_mode_counts', columns: 'station_id, operator, month, mode, submode' },
+  qsl: { name: 'qso_month_qsl_counts', columns: `station_id, operator, month, ${QSL_COLUMNS}` },
+};
+
+/** Per block of ids and one kind of filter (sql/022): id-bounded totals and ADIF pages with that kind. */
+export const ID_FILTER_TABLES: Record<BucketFilterKind, CountTable> = {
+  band: { name: 'qso_id_band_counts', columns: 'station_id, operator, block, band, prop_mode' },
+  mode: { name: 'qso_id_mode_counts', columns: 'station_id, operator, block, mode, submode' },
+  qsl: { name: 'qso_id_qsl_counts', columns: `station_id, operator, block, ${QSL_COLUMNS}` },
+};
+
+/** Per block of ids and month of time_on (sql/023): ADIF pages and id-bounded totals of a range of dates. */
+export const ID_MONTH_TABLE: CountTable = { name: 'qso_id_month_counts', columns: 'station_id, operator, block, month' };
+
+/** Every table of counts, in the order the trigger fills them. */
+export const COUNT_TABLES: readonly CountTable[] = [
+  // Per bucket (sql/009), per block of ids (sql/012).
+  { name: 'qso_counts', columns: `station_id, operator, ${BUCKET_COLUMNS}` },
+  { name: 'qso_id_counts', columns: 'station_id, operator, block' },
+  ...Object.values(ID_FILTER_TABLES),
+  ID_MONTH_TABLE,
+  // Per month (sql/013), per month and kind (sql/018), per month and whole bucket (sql/017).
+  { name: 'qso_month_counts', columns: 'station_id, operator, month' },
+  ...Object.values(MONTH_FILTER_TABLES),
+  // A row per confirmation type received 'Y' with a date, in the month of that date (sql/018;
+  // the types of lib/qso/confirmationTypes.ts).
+  {
+    name: 'qso_confirmation_month_counts',
+    columns: 'station_id, operator, type, month',
+    fromDeltas: `SELECT station_id, operator, t.type, t.month, sum(n)
+      FROM d CROSS JOIN LATERAL (VALUES ('lotw', lotw_month), ('eqsl', eqsl_month), ('qsl', qsl_month),
+                                        ('qrz', qrz_month), ('clublog', clublog_month)) t(type, month)
+     WHERE t.month IS NOT NULL GROUP BY 1, 2, 3, 4 HAVING sum(n) <> 0`,
+  },
+  { name: 'qso_month_bucket_counts', columns: `station_id, operator, month, ${BUCKET_COLUMNS}` },
+];
+
+/** The trigger's INSERT for one table: its key columns and the summed count of each group of the deltas. */
+function insertSql({ name, columns, fromDeltas }: CountTable): string {
+  const keys = columns.split(',').map((_, i) => i + 1).join(', ');
+  return `INSERT INTO ${name} (${columns}, n)
+    ${fromDeltas ?? `SELECT ${columns}, sum(n) FROM d GROUP BY ${keys} HAVING sum(n) <> 0`}`;
+}
+
+/** The body of qso_counts_record(), the statement trigger on qso (insert, update, delete) that appends to every table of counts. */
+export function countTriggerBody(tables: readonly CountTable[] = COUNT_TABLES): string {
+  const added = tables.slice(0, -1).map((table) => `${table.name}_added AS (\n    ${insertSql(table)})`);
+  return `
+DECLARE
+  deltas qso_count_delta[];
+BEGIN
+  -- A transition table exists only for the kinds of write its trigger names, hence three branches.
+  IF TG_OP = 'INSERT' THEN
+    deltas := ARRAY(SELECT ROW(qso_count_key(r), count(*))::qso_count_delta FROM new_rows r GROUP BY qso_count_key(r));
+  ELSIF TG_OP = 'DELETE' THEN
+    deltas := ARRAY(SELECT ROW(qso_count_key(r), -count(*))::qso_count_delta FROM old_rows r GROUP BY qso_count_key(r));
+  ELSE
+    -- An update that moves no QSO between keys (most do not) adds nothing.
+    deltas := ARRAY(SELECT ROW(key, sum(n))::qso_count_delta
+                      FROM (SELECT qso_count_key(r) AS key, 1 AS n FROM new_rows r
+                            UNION ALL SELECT qso_count_key(r), -1 FROM old_rows r) moved
+                     GROUP BY key HAVING sum(n) <> 0);
+  END IF;
+  IF cardinality(deltas) = 0 THEN
+    RETURN NULL;
+  END IF;
+  WITH d AS (SELECT (u.key).*, u.n FROM unnest(deltas) u),
+  ${added.join(',\n  ')}
+  ${insertSql(tables.at(-1)!)};
+  RETURN NULL;
+END;
+`;
+}
+
+/**
+ * Installs the generated qso_counts_record() where the database holds another body (a table of
+ * counts added or changed since) and every table it fills exists, in the caller's transaction:
+ * the migration run calls it in the transaction of each migration it applies, so the trigger
+ * changes with the migration that creates and fills a new table, and no write commits between
+ * the table's backfill and the trigger that keeps it (the migrations before that one, on an
+ * older schema, keep the trigger they wrote). Returns whether it replaced the function.
+ */
+export async function ensureCountTrigger(client: Pick<pg.PoolClient, 'query'>): Promise<boolean> {
+  const body = countTriggerBody();
+  const { rows: [state] } = await client.query<{ tables: boolean; body: string | null }>(
+    `SELECT bool_and(to_regclass(t) IS NOT NULL) AS tables, (SELECT prosrc FROM pg_proc WHERE proname = 'qso_counts_record') AS body
+       FROM unnest($1::text[]) t`,
+    [COUNT_TABLES.map(({ name }) => name)],
+  );
+  if (!state!.tables || state!.body === body) return false;
+  await client.query(`CREATE OR REPLACE FUNCTION qso_counts_record() RETURNS trigger LANGUAGE plpgsql AS $body$${body}$body$`);
+  return true;
+}
