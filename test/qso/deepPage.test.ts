@@ -241,21 +241,36 @@ t.test('ADIF pages of a range of dates in a log stored in time order read the bl
   await seedQsos(db, stations, inOrder(24000, '2019-01-01', '10 minutes', 'O'), stations);
   await seedQsos(db, [op.stationId], seedSql(2000), [op.stationId, 'R', 'DL1ORD']);
   await seedQsos(db, stations, inOrder(300, '2019-03-01', '10 minutes', 'L'), stations);
+  // A club station logged in time order by a member and another operator taking turns in runs of
+  // 700: the member's pages hold their own QSOs only.
+  const club = await createClub(db, 'DL0ORD');
+  const member = await club.memberToken(3, 'DL2ORD');
+  await seedQsos(db, [club.clubStationId], `INSERT INTO qso (station_id, call, time_on, band, mode, operator)
+    SELECT $1, 'C' || g, timestamp '2019-01-01' + g * interval '10 minutes', '40m', 'SSB', CASE WHEN g / 700 % 2 = 0 THEN $2 ELSE 'DL9OTH' END
+      FROM generate_series(1, 16000) g`, [club.clubStationId, member.callsign]);
 
-  const expectedCalls = async (perPage: number, page: number, condition: string) =>
+  const expectedCalls = async (perPage: number, page: number, condition: string, scope = stations) =>
     (await db.query<{ call: string }>(
       `SELECT call FROM qso WHERE station_id = ANY($1) AND ${condition} ORDER BY id LIMIT $2 OFFSET $3`,
-      [stations, perPage, (page - 1) * perPage],
+      [scope, perPage, (page - 1) * perPage],
     )).rows.map((row) => row.call);
+  const adifCalls = async (query: string, token: string) => {
+    const res = await server.request(`/api/v2/qso?format=adif${query}`, { token });
+    return [...String(res.body.data.adif ?? '').matchAll(/<CALL:\d+>([^<\s]*)/g)].map((match) => match[1]);
+  };
   const check = async (label: string) => {
+    for (const [since, until, perPage, page] of [['2019-02-03', '2019-03-20', 100, 2], ['2019-01-20', '2019-04-30', 1000, 4], ['2019-03-01', '2019-03-31', 7, 90]] as const) {
+      const dated = `operator = '${member.callsign}' AND time_on >= '${since}' AND time_on < date '${until}' + 1`;
+      t.same(await adifCalls(`&qso_since=${since}&qso_until=${until}&per_page=${perPage}&page=${page}`, member.token),
+        await expectedCalls(perPage, page, dated, [club.clubStationId]), `${label}: a club member's ADIF ${since}..${until}, page ${page}`);
+    }
     let filled = 0;
     for (const [since, until] of [['2019-03-01', '2019-03-31'], ['2019-03-05', '2019-04-10'], ['2019-03-10', '2019-03-20'], ['2019-02-17', '2019-05-03'],
       ['2019-01-01', '2024-12-31'], ['2019-05-14', null], [null, '2019-02-09']] as const) {
       const dated = [since === null ? 'true' : `time_on >= '${since}'`, until === null ? 'true' : `time_on < date '${until}' + 1`].join(' AND ');
       const query = [since === null ? '' : `&qso_since=${since}`, until === null ? '' : `&qso_until=${until}`].join('');
       for (const [perPage, page] of [[100, 1], [100, 4], [7, 60], [1000, 1], [1000, 3], [1000, 11], [3, 1200]] as const) {
-        const res = await server.request(`/api/v2/qso?format=adif${query}&per_page=${perPage}&page=${page}`, { token: op.token });
-        const calls = [...String(res.body.data.adif ?? '').matchAll(/<CALL:\d+>([^<\s]*)/g)].map((match) => match[1]);
+        const calls = await adifCalls(`${query}&per_page=${perPage}&page=${page}`, op.token);
         t.same(calls, await expectedCalls(perPage, page, dated), `${label}: ADIF ${since}..${until}, per_page ${perPage}, page ${page}`);
         if (calls.length > 0) filled++;
       }
