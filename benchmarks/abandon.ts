@@ -3,11 +3,12 @@
  * from one client, first alone, then while 100 heavy list requests are started and abandoned by
  * their clients. Logs as in benchmarks/qso-list.ts (1M owned + 1M foreign QSOs, interleaved);
  * the server runs in this process (one API process, its two pools as configured). A heavy list
- * is one whose page query still reads most of the log: an ADIF page of a mode filter at offset
- * 145,000 in id order, which the id blocks' counts (they keep no filter columns) cannot shorten,
- * so the page reads every matching QSO before it (until 2026-11-27 a JSON page of the same filter,
- * which the month counts now take to its month). Each is aborted after --abandon-ms; afterwards
- * the benchmark checks that none of their statements is still running.
+ * is one whose page query still reads most of the log: an ADIF page of two kinds of filter (band
+ * and mode) at offset 10,000 in id order, which no counts shorten, so the page walks the ids
+ * past every QSO before it (until 2026-11-27 a JSON page of one filter, then an ADIF page of one
+ * filter, until the month counts and then that kind's id-block counts took each to its start).
+ * Each is aborted after --abandon-ms; afterwards the benchmark checks that none of their
+ * statements is still running.
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/abandon.ts \
  *     [--qsos 1000000] [--heavy 100] [--abandon-ms 300] [--runs 200] [--keep]
@@ -33,7 +34,7 @@ const server = await startServer({ config: buildConfig({}), db: database, logger
 await compactQsoCounts(db, 0);
 const headers = { authorization: `Bearer ${token}` };
 const { rows: ids } = await db.query<{ id: number }>('SELECT id FROM qso WHERE station_id = $1 ORDER BY random() LIMIT $2', [home, RUNS]);
-const heavyUrl = `${server.url}/api/v2/qso?format=adif&mode=CW&page=30&per_page=5000`;
+const heavyUrl = `${server.url}/api/v2/qso?format=adif&band=20m&mode=CW&page=3&per_page=5000`;
 
 /** GET /api/v2/qso/{id} (lib/httpClient.ts; the heavy lists are fetch, which can abort) one after another over the ids (once, or until `until` settles): latencies in ms, sorted. */
 async function showLatencies(until?: Promise<unknown>): Promise<number[]> {

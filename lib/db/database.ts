@@ -57,6 +57,9 @@ export const CONNECTION_OPTIONS = '-c max_parallel_workers_per_gather=0';
  */
 export const CONNECTION_WARM_UP = "SELECT length(repeat('x', 2097152))";
 
+/** SQLSTATE of a backend terminated by pg_terminate_backend (or a server shutting down). */
+const ADMIN_SHUTDOWN = '57P01';
+
 /**
  * Connections a pool keeps however long it stays idle (the others close after idleTimeoutMs). A
  * new backend starts with empty catalog caches: after 12 s without requests the first
@@ -74,9 +77,13 @@ function scopedPool(url: string, max: number, options: OpenOptions): ScopedPool 
   const pool = new ScopedPool({ ...config, ...timeout }, control);
   for (const each of [pool, control]) each.on('error', (error) => logger.error('idle database connection failed', { error: error.message }));
   // Queued ahead of whatever the connection was checked out for. A connection that fails here
-  // fails that work's query as well, which reports it.
+  // fails that work's query as well, which reports it: a connection ended under it (a request
+  // cancelled by its client going away, the server shutting down) is no news of its own.
   pool.on('connect', (client) => {
-    client.query(CONNECTION_WARM_UP).catch((error: Error) => logger.warn('connection warm-up failed', { error: error.message }));
+    client.query(CONNECTION_WARM_UP).catch((error: Error & { code?: string }) => {
+      if (error.code === ADMIN_SHUTDOWN || error.message === 'Connection terminated') return;
+      logger.warn('connection warm-up failed', { error: error.message });
+    });
   });
   return pool;
 }
