@@ -37,23 +37,26 @@ export async function generateLogs(db: pg.Pool, qsos: number): Promise<Generated
 
   const start = process.hrtime.bigint();
   // Per user one QSO every 2.5 minutes from 2015 on (so time_on never repeats within a station);
-  // 20,000 distinct calls; 11 bands, 1 % satellite; CW, SSB (USB/LSB), FT8, MFSK/FT4, RTTY;
-  // confirmed by LoTW 15 %, eQSL 10 %, Clublog 8 %, QRZ 5 %, card 3 %. The owner's QSOs go 90 % to
-  // Home, 10 % to Portable. Rows of both users alternate in the table.
+  // 20,000 distinct calls, each in a gridsquare of its own (some 20,000 squares), all of one DXCC
+  // entity (291, the United States, as K…X calls are); 11 bands, 1 % satellite; CW, SSB
+  // (USB/LSB), FT8, MFSK/FT4, RTTY; confirmed by LoTW 15 %, eQSL 10 %, Clublog 8 %, QRZ 5 %,
+  // card 3 %. The owner's QSOs go 90 % to Home, 10 % to Portable. Rows of both users alternate
+  // in the table.
   await inQsoTransaction(db, [ownerId, otherId], async (client) => {
     await client.query('SELECT setseed(0.42)');
     await client.query(
-    `INSERT INTO qso (station_id, call, time_on, time_off, band, mode, submode, freq, prop_mode, rst_sent, rst_rcvd, gridsquare,
+    `INSERT INTO qso (station_id, call, time_on, time_off, band, mode, submode, freq, prop_mode, rst_sent, rst_rcvd, gridsquare, dxcc,
                       operator, station_callsign, lotw_qsl_rcvd, eqsl_qsl_rcvd, clublog_qso_download_status,
                       qrzcom_qso_download_status, qsl_rcvd)
      SELECT CASE WHEN owner THEN CASE WHEN random() < 0.9 THEN $1::int ELSE $2::int END ELSE $3::int END,
-            'K' || floor(random() * 20000)::int || 'X', time_on, time_on + interval '1 minute',
+            'K' || n || 'X', time_on, time_on + interval '1 minute',
             band, mode, CASE mode WHEN 'SSB' THEN (ARRAY['USB','LSB'])[1 + floor(random() * 2)::int] WHEN 'MFSK' THEN 'FT4' END,
-            14074000, CASE WHEN random() < 0.01 THEN 'SAT' END, '59', '59', 'JO62',
+            14074000, CASE WHEN random() < 0.01 THEN 'SAT' END, '59', '59',
+            chr(65 + n % 18) || chr(65 + n / 18 % 18) || (n / 324 % 10) || (n / 3240 % 10), 291,
             CASE WHEN owner THEN 'DL1OWN' ELSE 'DL2OTH' END, CASE WHEN owner THEN 'DL1OWN' ELSE 'DL2OTH' END,
             CASE WHEN random() < 0.15 THEN 'Y' ELSE 'N' END, CASE WHEN random() < 0.10 THEN 'Y' ELSE 'N' END,
             CASE WHEN random() < 0.08 THEN 'Y' END, CASE WHEN random() < 0.05 THEN 'Y' END, CASE WHEN random() < 0.03 THEN 'Y' ELSE 'N' END
-       FROM (SELECT owner, timestamp '2015-01-01' + g * interval '150 seconds' AS time_on,
+       FROM (SELECT owner, floor(random() * 20000)::int AS n, timestamp '2015-01-01' + g * interval '150 seconds' AS time_on,
                     (ARRAY['160m','80m','40m','30m','20m','17m','15m','12m','10m','6m','2m'])[1 + floor(random() * 11)::int] AS band,
                     (ARRAY['CW','SSB','FT8','MFSK','RTTY'])[1 + floor(random() * 5)::int] AS mode
                FROM generate_series(1, $4::int) g CROSS JOIN (VALUES (true), (false)) AS o(owner)
