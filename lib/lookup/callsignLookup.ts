@@ -160,12 +160,23 @@ async function callData(db: pg.Pool, request: LookupRequest): Promise<CallRow> {
   return rows[0]!;
 }
 
-/** Whether the entity is confirmed, on the band, on the band and mode (from the QSOs' stored dxcc). */
-async function dxccConfirmation(db: pg.Pool, request: LookupRequest, adif: number): Promise<Flags> {
+type EntityFlags = Pick<Flags, 'confirmed' | 'confirmed_band' | 'confirmed_band_mode'>;
+
+/**
+ * Whether the entity is confirmed (card or LoTW), on the band, on the band and mode (from the
+ * QSOs' stored dxcc): three probes of the confirmed QSOs alone (qso_station_dxcc_confirmed,
+ * sql/024), each ending at the first it finds, so the entity's unconfirmed QSOs (most of a
+ * log's own country) are never read.
+ */
+async function dxccConfirmation(db: pg.Pool, request: LookupRequest, adif: number): Promise<EntityFlags> {
   const params = new SqlParams();
-  const { rows } = await db.query<Flags>(
-    `SELECT ${flagAggregates(request, params)}
-       FROM qso q WHERE ${[...scopeConditions(request.scope, params), `q.dxcc = ${params.add(adif)}`].join(' AND ')}`,
+  const confirmedOfEntity = [...scopeConditions(request.scope, params), `q.dxcc = ${params.add(adif)}`, confirmedCondition(AWARD_CONFIRMATIONS)];
+  const band = request.band !== null ? bandCondition(request.band, params) : null;
+  const mode = band !== null && request.mode !== null ? modeCondition(request.mode, params) : null;
+  const exists = (...more: Array<string | null>) =>
+    more.includes(null) ? 'false' : `EXISTS (SELECT 1 FROM qso q WHERE ${[...confirmedOfEntity, ...more].join(' AND ')})`;
+  const { rows } = await db.query<EntityFlags>(
+    `SELECT ${exists()} AS confirmed, ${exists(band)} AS confirmed_band, ${exists(band, mode)} AS confirmed_band_mode`,
     params.values,
   );
   return rows[0]!;

@@ -33,20 +33,21 @@ function filterConditions(scope: QsoScope, band: string | null, params: SqlParam
 /**
  * "Not Found" when no QSO is in the square (a normalised locator of 2–10 characters, matched as
  * a prefix); else "Found" without `cnfm`, "Confirmed" when that type confirmed one of them,
- * otherwise "Worked".
+ * otherwise "Worked". Each answer is a probe that ends at the first QSO it finds: the square's
+ * range of locators (qso_station_grid, sql/024) and the few QSOs with VUCC grids
+ * (qso_station_vucc), instead of a look at every QSO's locator.
  */
 export async function gridStatus(db: pg.Pool, scope: QsoScope, grid: string, filter: GridFilter): Promise<GridResult> {
   const params = new SqlParams();
-  const confirmed = filter.cnfm === null ? 'false' : `q.${CONFIRMATION_TYPES[filter.cnfm].status} = 'Y'`;
+  const where = filterConditions(scope, filter.band, params).join(' AND ');
   // Stored grids are normalised (upper-case; VUCC lists comma-separated without spaces), so plain
   // prefix matches do: a VUCC entry starts right after a comma once one is put in front.
-  const { rows } = await db.query<{ worked: boolean; confirmed: boolean }>(
-    `SELECT count(*) > 0 AS worked, coalesce(bool_or(${confirmed}), false) AS confirmed
-       FROM qso q
-      WHERE ${filterConditions(scope, filter.band, params).join(' AND ')}
-        AND (q.gridsquare LIKE ${params.add(`${grid}%`)} OR ',' || q.vucc_grids LIKE ${params.add(`%,${grid}%`)})`,
-    params.values,
-  );
+  const [square, entry] = [params.add(`${grid}%`), params.add(`%,${grid}%`)];
+  const inSquare = (more: string) =>
+    `(EXISTS (SELECT 1 FROM qso q WHERE ${where} AND q.gridsquare <> '' AND q.gridsquare LIKE ${square}${more})
+      OR EXISTS (SELECT 1 FROM qso q WHERE ${where} AND q.vucc_grids <> '' AND ',' || q.vucc_grids LIKE ${entry}${more}))`;
+  const confirmed = filter.cnfm === null ? 'false' : inSquare(` AND q.${CONFIRMATION_TYPES[filter.cnfm].status} = 'Y'`);
+  const { rows } = await db.query<{ worked: boolean; confirmed: boolean }>(`SELECT ${inSquare('')} AS worked, ${confirmed} AS confirmed`, params.values);
   const { worked, confirmed: isConfirmed } = rows[0]!;
   if (!worked) return 'Not Found';
   if (filter.cnfm === null) return 'Found';

@@ -5,6 +5,7 @@ import { confirmedCondition } from '../qso/filters.js';
 import { dxccEntities } from '../dxcc/entities.js';
 import { AWARD_CONFIRMATIONS } from './awardConfirmations.js';
 import { byCountThenName } from './ranking.js';
+import { scopeTotalSql, timeRangeTotalSql } from '../qso/counts.js';
 
 /**
  * QSO counts of a scope, computed by PostgreSQL aggregates in one pass each (GROUP BY with
@@ -58,11 +59,28 @@ const ACTIVITY = ['day', 'month', 'year']
   .concat('count(*)::int AS total')
   .join(',\n  ');
 
-/** Total, today's, this month's and this year's QSOs (what v1 api/statistics reports). */
-export async function qsoActivity(db: pg.Pool, scope: QsoScope): Promise<QsoActivity> {
+/** 'YYYY-MM-DD' of a UTC date. */
+const dayOf = (date: Date): string => date.toISOString().slice(0, 10);
+
+/**
+ * Total, today's, this month's and this year's QSOs (what v1 api/statistics reports, which
+ * public widgets poll), from the counts writers keep (lib/qso/counts.ts) rather than a count of
+ * every QSO of the scope (220 ms at 900,000 QSOs): the total and the whole months summed from
+ * qso_month_counts, only today's QSOs counted (qso_station_time). UTC periods of `now`, each
+ * bounded on both sides as ACTIVITY's; one statement, so one snapshot.
+ */
+export async function qsoActivity(db: pg.Pool, scope: QsoScope, now = new Date()): Promise<QsoActivity> {
   const params = new SqlParams();
+  const on: Partial<Record<'q' | 'c', string>> = {};
+  const scopeOn = (alias: 'q' | 'c') => (on[alias] ??= scopeConditions(scope, params, alias).join(' AND '));
+  const [year, month] = [now.getUTCFullYear(), now.getUTCMonth()];
+  const period = (from: Date, to: Date) => `(${timeRangeTotalSql(scopeOn, params, dayOf(from), dayOf(to))})`;
+  const today = new Date(Date.UTC(year, month, now.getUTCDate()));
   const { rows } = await db.query<QsoActivity>(
-    `SELECT ${ACTIVITY} FROM qso q WHERE ${scopeConditions(scope, params).join(' AND ')}`,
+    `SELECT (${scopeTotalSql([scopeOn('c')])}) AS total,
+            ${period(today, new Date(Date.UTC(year, month, now.getUTCDate() + 1)))} AS today,
+            ${period(new Date(Date.UTC(year, month, 1)), new Date(Date.UTC(year, month + 1, 1)))} AS month,
+            ${period(new Date(Date.UTC(year, 0, 1)), new Date(Date.UTC(year + 1, 0, 1)))} AS year`,
     params.values,
   );
   return rows[0]!;
