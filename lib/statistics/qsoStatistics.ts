@@ -8,9 +8,10 @@ import { byCountThenName } from './ranking.js';
 import { scopeTotalSql, timeRangeTotalSql } from '../qso/counts.js';
 
 /**
- * QSO counts of a scope, computed by PostgreSQL aggregates in one pass each (GROUP BY with
- * FILTER and grouping sets), never by reading QSOs into the application. "Today", "this month"
- * and "this year" are UTC periods, like the stored times.
+ * QSO counts of a scope, computed by PostgreSQL, never by reading QSOs into the application:
+ * the activity and the band and mode breakdown summed from the counts writers keep
+ * (lib/qso/counts.ts), the DXCC progress by an aggregate over the scope's QSOs. "Today", "this
+ * month" and "this year" are UTC periods, like the stored times.
  */
 
 export interface QsoActivity {
