@@ -2,8 +2,8 @@
  * The small reads a logger or a widget makes for every callsign or locator it sees, against the
  * generated log of benchmarks/qso-list.ts (1M QSOs of the owner, 1M of another user; 20,000
  * calls in as many gridsquares, one DXCC entity): v1 `api/private_lookup`,
- * `api/logbook_check_callsign` and `api/logbook_check_grid`, `api/statistics`, and the v2 lookup
- * and statistic resources, each with an answer found early and one that has to look through
+ * `api/logbook_check_callsign` and `api/logbook_check_grid`, `api/statistics`, `api/get_wp_stats`,
+ * and the v2 lookup and statistic resources, each with an answer found early and one that has to look through
  * everything (a square nobody worked, an entity never confirmed on a band). Sequential requests
  * against `logbook serve --workers 1`, each followed by the ceiling request of the list benchmark
  * (`GET /api/v2/qso/{id}`); p50 / p99 and the CPU each costs the server and the database.
@@ -61,6 +61,7 @@ const scenarios: Array<[string, Request]> = [
   ['v1 logbook_check_grid, a square nobody worked', v1('logbook_check_grid', { logbook_public_slug: slug, grid: 'RR99' })],
   ['v1 logbook_check_grid, worked, confirmed by LoTW?', v1('logbook_check_grid', { logbook_public_slug: slug, grid: busy!.gridsquare, band: busy!.band, cnfm: 'lotw' })],
   ['v1 statistics', { url: `${server.url}/index.php/api/statistics/${v1Key}`, method: 'GET', headers: {} }],
+  ['v1 get_wp_stats (Home)', v1('get_wp_stats', { station_id: home })],
   ['v2 lookup, callsign, detail=full', v2(`lookup?callsign=${busy!.call}&detail=full&band=${busy!.band}&mode=CW`)],
   ['v2 lookup, grid, not worked', v2('lookup?grid=RR99')],
   ['v2 lookup, grid=all', v2('lookup?grid=all')],

@@ -71,6 +71,32 @@ function activityColumns(scope: QsoScope, params: SqlParams, now: Date): string 
           ${period(new Date(Date.UTC(year, 0, 1)), new Date(Date.UTC(year + 1, 0, 1)))} AS year`;
 }
 
+/**
+ * A location's totals for v1 `api/get_wp_stats` (a WordPress widget polls it): all time, this UTC
+ * year, and per mode and submode, most first, from the counts (this year's months and qso_counts'
+ * buckets) in one statement, instead of three counts over every QSO of the location (217 ms at
+ * 900,000 QSOs). Counts as text, as the original's database driver gave them.
+ */
+export async function widgetTotals(db: pg.Pool, stationId: number, now = new Date()): Promise<{
+  all: string; year: string; modes: Array<{ count: string; col_mode: string; col_submode: string | null }>;
+}> {
+  const params = new SqlParams();
+  const scope: QsoScope = { stationIds: [stationId], operator: null };
+  const on: Partial<Record<'q' | 'c', string>> = {};
+  const scopeOn = (alias: 'q' | 'c') => (on[alias] ??= scopeConditions(scope, params, alias).join(' AND '));
+  const year = now.getUTCFullYear();
+  const { rows } = await db.query<{ all: string; year: string; modes: Array<{ count: string; col_mode: string; col_submode: string | null }> }>(
+    `SELECT (${scopeTotalSql([scopeOn('c')])})::text AS all,
+            (${timeRangeTotalSql(scopeOn, params, `${year}-01-01`, `${year + 1}-01-01`)})::text AS year,
+            (SELECT coalesce(json_agg(json_build_object('count', m.n::text, 'col_mode', m.mode, 'col_submode', m.submode)
+                                      ORDER BY m.n DESC, m.mode, m.submode), '[]')
+               FROM (SELECT c.mode, c.submode, sum(c.n) AS n FROM qso_counts c WHERE ${scopeOn('c')}
+                      GROUP BY c.mode, c.submode HAVING sum(c.n) <> 0) m) AS modes`,
+    params.values,
+  );
+  return rows[0]!;
+}
+
 /** Total, today's, this month's and this year's QSOs (what v1 api/statistics reports, which public widgets poll). */
 export async function qsoActivity(db: pg.Pool, scope: QsoScope, now = new Date()): Promise<QsoActivity> {
   const params = new SqlParams();

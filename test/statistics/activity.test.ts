@@ -1,14 +1,15 @@
 import t from 'tap';
 import { testDatabase } from '../helpers/db.js';
 import { createOperator } from '../helpers/fixtures.js';
-import { insertQsos } from '../helpers/qsoRows.js';
+import { insertQsos, seedQsos } from '../helpers/qsoRows.js';
 import { createStation } from '../../lib/accounts/stations.js';
-import { qsoActivity } from '../../lib/statistics/qsoStatistics.js';
+import { qsoActivity, widgetTotals } from '../../lib/statistics/qsoStatistics.js';
 import { compactQsoCounts } from '../../lib/qso/counts.js';
 
 /**
- * qsoActivity (v1 api/statistics) sums the writers' month counts and counts only today's QSOs:
- * the same numbers as counting every QSO in each UTC period, at the periods' edges too.
+ * qsoActivity (v1 api/statistics) sums the writers' month counts and counts only today's QSOs,
+ * widgetTotals (v1 api/get_wp_stats) sums them and the buckets: the same numbers as counting
+ * every QSO in each UTC period, at the periods' edges too, and per mode and submode.
  */
 t.test('activity from the counts equals a count of each period, edges included', async (t) => {
   const db = (await testDatabase(t)).pool;
@@ -19,9 +20,10 @@ t.test('activity from the counts equals a count of each period, edges included',
     '2024-03-31 23:59:59', '2024-04-01 00:00:00', '2024-02-29 12:00:00', '2024-01-01 00:00:00', '2023-12-31 23:59:59',
     '2025-01-01 00:00:00', '2019-06-01 10:00:00',
   ];
+  const modes: Array<[string, string | null]> = [['SSB', 'USB'], ['SSB', 'LSB'], ['CW', null], ['MFSK', 'FT4'], ['FT8', null]];
   await insertQsos(db, times.flatMap((time_on, i) => [
-    { station_id: op.stationId, call: `K${i}A`, time_on },
-    { station_id: second, call: `K${i}B`, time_on },
+    { station_id: op.stationId, call: `K${i}A`, time_on, mode: modes[i % 5]![0], submode: modes[i % 5]![1] },
+    { station_id: second, call: `K${i}B`, time_on, mode: modes[i % 3]![0], submode: modes[i % 3]![1] },
   ]));
   const counted = async (stations: number[], from: string | null, to: string | null) =>
     (await db.query<{ n: number }>(
@@ -43,7 +45,29 @@ t.test('activity from the counts equals a count of each period, edges included',
       }
     }
   };
+  // The WordPress widget's totals of one location: all time, this year, per mode and submode.
+  const checkWidget = async (label: string) => {
+    for (const now of ['2024-03-15T12:00:00Z', '2025-06-01T00:00:00Z']) {
+      const year = now.slice(0, 4);
+      const { rows: modeRows } = await db.query<{ count: string; col_mode: string; col_submode: string | null }>(
+        `SELECT count(*)::text AS count, mode AS col_mode, submode AS col_submode FROM qso
+          WHERE station_id = $1 GROUP BY mode, submode ORDER BY count(*) DESC, mode, submode`, [op.stationId],
+      );
+      t.same(await widgetTotals(db, op.stationId, new Date(now)), {
+        all: String(await counted([op.stationId], null, null)),
+        year: String(await counted([op.stationId], `${year}-01-01`, `${Number(year) + 1}-01-01`)),
+        modes: modeRows,
+      }, `${label}: the widget's totals at ${now}`);
+    }
+  };
   await check('appended counts');
+  await checkWidget('appended counts');
   await compactQsoCounts(db, 0);
   await check('folded counts');
+  await checkWidget('folded counts');
+  // A QSO deleted, another moved to the other location: the counts follow.
+  await seedQsos(db, [op.stationId, second], "DELETE FROM qso WHERE call IN ('K0A', 'K4A')");
+  await seedQsos(db, [op.stationId, second], "UPDATE qso SET station_id = $1 WHERE call = 'K2B'", [op.stationId]);
+  await check('after a delete and a move');
+  await checkWidget('after a delete and a move');
 });

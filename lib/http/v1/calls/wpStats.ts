@@ -4,12 +4,13 @@ import { sendJson } from '../answer.js';
 import { requireKey } from '../keyAuth.js';
 import { idValue, isNumeric } from '../values.js';
 import { foreignStationIds } from '../../../accounts/stations.js';
+import { widgetTotals } from '../../../statistics/qsoStatistics.js';
 
 /**
  * `api/get_wp_stats` (used by a WordPress widget): totals of one station location. Counts are
  * strings as the original's database driver returned them; "this year" is the current UTC year.
- * Always computed fresh: one indexed count per request, so the original's 10-minute cache
- * (and its "Data from cache" message) is not reproduced.
+ * Always computed fresh from the counts writers keep (widgetTotals), so the original's 10-minute
+ * cache (and its "Data from cache" message) is not reproduced.
  */
 export const wpStatsCall: V1Call = {
   name: 'get_wp_stats',
@@ -22,24 +23,11 @@ export const wpStatsCall: V1Call = {
     if (stationId === null || (await foreignStationIds(db, key.userId, [stationId])).length) {
       throw failed(401, 'Station ID not accessible for this API key');
     }
-    const [all, year, modes] = await Promise.all([
-      db.query<{ count: string }>('SELECT count(*)::text AS count FROM qso WHERE station_id = $1', [stationId]),
-      db.query<{ count: string }>(
-        `SELECT count(*)::text AS count FROM qso
-          WHERE station_id = $1 AND time_on >= date_trunc('year', now() AT TIME ZONE 'UTC')
-            AND time_on < date_trunc('year', now() AT TIME ZONE 'UTC') + interval '1 year'`,
-        [stationId],
-      ),
-      db.query<{ count: string; col_mode: string; col_submode: string | null }>(
-        `SELECT count(*)::text AS count, mode AS col_mode, submode AS col_submode FROM qso
-          WHERE station_id = $1 GROUP BY mode, submode ORDER BY count(*) DESC, mode, submode`,
-        [stationId],
-      ),
-    ]);
+    const { all, year, modes } = await widgetTotals(db, stationId);
     sendJson(request.ctx, 200, {
       status: 'successful',
       message: 'Export successful',
-      statistics: { totalalltime: all.rows, totalthisyear: year.rows, totalgroupedmodes: modes.rows },
+      statistics: { totalalltime: [{ count: all }], totalthisyear: [{ count: year }], totalgroupedmodes: modes },
     });
   },
 };
