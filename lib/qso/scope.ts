@@ -17,3 +17,12 @@ export function scopeConditions(scope: QsoScope, params: SqlParams, alias = 'q')
   if (scope.operator !== null) conditions.push(`${alias}.operator = ${params.add(scope.operator)}`);
   return conditions;
 }
+
+/**
+ * A scope's conditions on qso (q) or a table of counts (c), as lib/qso/counts.ts's sums take
+ * them: each alias's conditions bound once, when first used (an unused parameter has no type).
+ */
+export function scopeOnAliases(scope: QsoScope, params: SqlParams): (alias: 'q' | 'c') => string {
+  const on: Partial<Record<'q' | 'c', string>> = {};
+  return (alias) => (on[alias] ??= scopeConditions(scope, params, alias).join(' AND '));
+}

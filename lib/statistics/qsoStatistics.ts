@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { SqlParams } from '../db/sqlParams.js';
-import { scopeConditions, type QsoScope } from '../qso/scope.js';
+import { scopeConditions, scopeOnAliases, type QsoScope } from '../qso/scope.js';
 import { confirmedCondition } from '../qso/filters.js';
 import { dxccEntities } from '../dxcc/entities.js';
 import { AWARD_CONFIRMATIONS } from './awardConfirmations.js';
@@ -61,8 +61,7 @@ const dayOf = (date: Date): string => date.toISOString().slice(0, 10);
  * logged with a future time counts in no period).
  */
 function activityColumns(scope: QsoScope, params: SqlParams, now: Date): string {
-  const on: Partial<Record<'q' | 'c', string>> = {};
-  const scopeOn = (alias: 'q' | 'c') => (on[alias] ??= scopeConditions(scope, params, alias).join(' AND '));
+  const scopeOn = scopeOnAliases(scope, params);
   const [year, month, date] = [now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()];
   const period = (from: Date, to: Date) => `(${timeRangeTotalSql(scopeOn, params, dayOf(from), dayOf(to))})`;
   return `(${scopeTotalSql([scopeOn('c')])}) AS total,
@@ -82,8 +81,7 @@ export async function widgetTotals(db: pg.Pool, stationId: number, now = new Dat
 }> {
   const params = new SqlParams();
   const scope: QsoScope = { stationIds: [stationId], operator: null };
-  const on: Partial<Record<'q' | 'c', string>> = {};
-  const scopeOn = (alias: 'q' | 'c') => (on[alias] ??= scopeConditions(scope, params, alias).join(' AND '));
+  const scopeOn = scopeOnAliases(scope, params);
   const year = now.getUTCFullYear();
   const { rows } = await db.query<{ all: string; year: string; modes: Array<{ count: string; col_mode: string; col_submode: string | null }> }>(
     `SELECT (${scopeTotalSql([scopeOn('c')])})::text AS all,

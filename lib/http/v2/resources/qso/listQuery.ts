@@ -10,7 +10,7 @@ import { parseBandFilter } from '../../../../adif/bands.js';
 import {
   bandCondition, confirmedCondition, confirmedConditionParts, dateRangeConditions, dayAfter, modeCondition, modeConditionParts,
 } from '../../../../qso/filters.js';
-import { qsoScope, scopeConditions, type QsoScope } from '../../../../qso/scope.js';
+import { qsoScope, scopeConditions, scopeOnAliases, type QsoScope } from '../../../../qso/scope.js';
 import { qsoSelectList } from '../../../../qso/present.js';
 import { sinceIdBound } from '../../../../qso/changeBounds.js';
 import type { BucketFilterKind } from '../../../../db/countTables.js';
@@ -160,10 +160,9 @@ export interface Sql {
   values: unknown[];
 }
 
-/** The list's scope on qso (q) or a table of counts (c), each alias's conditions bound once, when first used (an unused parameter has no type). */
+/** The list's scope on qso (q) or a table of counts (c), each alias's conditions bound once, when first used. */
 export function scopeOn(list: ListQuery, params: SqlParams): (alias: 'q' | 'c') => string {
-  const on: Partial<Record<'q' | 'c', string>> = {};
-  return (alias) => (on[alias] ??= scopeConditions(list.scope, params, alias).join(' AND '));
+  return scopeOnAliases(list.scope, params);
 }
 
 /**
