@@ -54,7 +54,11 @@ export async function gridStatus(db: pg.Pool, scope: QsoScope, grid: string, fil
   return isConfirmed ? 'Confirmed' : 'Worked';
 }
 
-/** Every 4-character square worked (confirmed by `cnfm` when given), ascending. */
+/**
+ * Every 4-character square worked (confirmed by `cnfm` when given), ascending. Without a band or
+ * `cnfm`, the locators are read from qso_station_grid alone (an index-only scan, `<> ''` naming
+ * its predicate), not from every QSO; still a read of every locator of the scope.
+ */
 export async function workedGrids(db: pg.Pool, scope: QsoScope, filter: GridFilter): Promise<string[]> {
   const params = new SqlParams();
   const conditions = filterConditions(scope, filter.band, params);
@@ -62,7 +66,7 @@ export async function workedGrids(db: pg.Pool, scope: QsoScope, filter: GridFilt
   const where = conditions.join(' AND ');
   const { rows } = await db.query<{ grid: string }>(
     `SELECT grid FROM (
-       SELECT left(q.gridsquare, 4) AS grid FROM qso q WHERE ${where} AND length(q.gridsquare) >= 4 GROUP BY 1
+       SELECT left(q.gridsquare, 4) AS grid FROM qso q WHERE ${where} AND q.gridsquare <> '' AND length(q.gridsquare) >= 4 GROUP BY 1
        UNION
        SELECT left(v, 4) FROM qso q, unnest(string_to_array(q.vucc_grids, ',')) v WHERE ${where} AND q.vucc_grids <> ''
      ) squares
