@@ -8,6 +8,11 @@
 -- trigger (one more group of the rows it already grouped by qso_count_key), compaction folds in
 -- place (the unique index of folded rows, sql/019). A log stored in time order has one or two
 -- months per block.
+-- Writers wait until this migration commits (and it waits for those in flight): a QSO committed
+-- after the backfill's snapshot, by a writer whose trigger does not know the table yet (another
+-- process of the older version), would be counted nowhere.
+LOCK TABLE qso IN SHARE MODE;
+
 CREATE TABLE qso_id_month_counts (
   station_id integer NOT NULL,
   operator   text,

@@ -111,7 +111,8 @@ END;
  * the migration run calls it in the transaction of each migration it applies, so the trigger
  * changes with the migration that creates and fills a new table, and no write commits between
  * the table's backfill and the trigger that keeps it (the migrations before that one, on an
- * older schema, keep the trigger they wrote). Returns whether it replaced the function.
+ * older schema, keep the trigger they wrote); such a migration locks qso against writers before
+ * its backfill (sql/023). Call in a transaction. Returns whether it replaced the function.
  */
 export async function ensureCountTrigger(client: Pick<pg.PoolClient, 'query'>): Promise<boolean> {
   const body = countTriggerBody();
@@ -121,6 +122,9 @@ export async function ensureCountTrigger(client: Pick<pg.PoolClient, 'query'>): 
     [COUNT_TABLES.map(({ name }) => name)],
   );
   if (!state!.tables || state!.body === body) return false;
+  // No write commits under the old body while the new one takes over (a migration that fills a
+  // new table takes this lock before its backfill).
+  await client.query('LOCK TABLE qso IN SHARE MODE');
   await client.query(`CREATE OR REPLACE FUNCTION qso_counts_record() RETURNS trigger LANGUAGE plpgsql AS $body$${body}$body$`);
   return true;
 }

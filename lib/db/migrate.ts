@@ -16,6 +16,18 @@ export async function migrationFiles(): Promise<string[]> {
   return (await readdir(sqlPath())).filter((name) => /^\d{3}_[\w-]+\.sql$/.test(name)).sort();
 }
 
+/** `work` in a transaction on `client`: committed, or rolled back and thrown as `failure: <reason>`. */
+async function inTransactionOf(client: pg.PoolClient, failure: string, work: () => Promise<unknown>): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await work();
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw new Error(`${failure}: ${(error as Error).message}`);
+  }
+}
+
 export async function migrate(pool: pg.Pool): Promise<string[]> {
   const client = await pool.connect();
   const applied: string[] = [];
@@ -28,22 +40,17 @@ export async function migrate(pool: pg.Pool): Promise<string[]> {
     for (const file of pending) {
       const version = file.replace(/\.sql$/, '');
       const sql = await readFile(sqlPath(file), 'utf8');
-      await client.query('BEGIN');
-      try {
+      await inTransactionOf(client, `migration ${file} failed`, async () => {
         // Index builds on a big table outlast the API's statement_timeout.
         await client.query('SET LOCAL statement_timeout = 0');
         await client.query(sql);
         // The counting trigger as the code declares it, with the migration that completes its tables.
         await ensureCountTrigger(client);
         await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [version]);
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK');
-        throw new Error(`migration ${file} failed: ${(error as Error).message}`);
-      }
+      });
       applied.push(version);
     }
-    if (pending.length === 0) await ensureCountTrigger(client);
+    if (pending.length === 0) await inTransactionOf(client, 'installing the counting trigger failed', () => ensureCountTrigger(client));
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
     client.release();
