@@ -3,6 +3,7 @@ import { inTransaction } from '../db/transaction.js';
 import type { SqlParams } from '../db/sqlParams.js';
 import type { Logger } from '../log.js';
 import { COUNT_TABLES, ID_FILTER_TABLES, ID_MONTH_TABLE, MONTH_FILTER_TABLES, type BucketFilterKind } from '../db/countTables.js';
+import type { ScopeOn } from './scope.js';
 
 /**
  * Reading and compacting the QSO counts every writer appends in its own transaction (the tables
@@ -164,10 +165,11 @@ export function dayRangeConditions(params: SqlParams, from: string | null, to: s
  * The exact number of a scope's QSOs with `from` <= time_on < `to` (days 'YYYY-MM-DD', either
  * open), without counting them all: the whole months in between summed from qso_month_counts,
  * and only the QSOs of the partial months at either end counted (from qso_station_time), as
- * monthRowsSql gives them. A range inside one month is counted. `scopeOn` as for idRangeTotalSql.
+ * monthRowsSql gives them. A range inside one month is counted. `scopeOn`: the scope's
+ * conditions (and any bucket filters') on each alias, ScopeOn (lib/qso/scope.ts).
  */
 export function timeRangeTotalSql(
-  scopeOn: (alias: 'q' | 'c') => string,
+  scopeOn: ScopeOn,
   params: SqlParams,
   from: string | null,
   to: string | null,
@@ -182,11 +184,10 @@ export function timeRangeTotalSql(
  * A scope's QSOs per month of time_on with `from` <= time_on < `to` (days, either open), as rows
  * (month, n) newest or oldest in any order: the whole months summed from `months` (alias c), the
  * partial months at either end counted from qso (alias q) and labelled with their month. Null
- * when the range lies inside one month. `scopeOn` as for idRangeTotalSql (the scope's conditions,
- * and any bucket filters', on each alias).
+ * when the range lies inside one month. `scopeOn` as for timeRangeTotalSql.
  */
 export function monthRowsSql(
-  scopeOn: (alias: 'q' | 'c') => string,
+  scopeOn: ScopeOn,
   params: SqlParams,
   from: string | null,
   to: string | null,
@@ -205,9 +206,9 @@ export function monthRowsSql(
  * A scope's QSOs with `from` <= time_on < `to` (days, either open, not both) per block of ids,
  * as rows (block, n), a block possibly more than once, for idSeekSql: the whole months' blocks
  * from qso_id_month_counts (sql/023), the partial months at either end (or the whole range,
- * inside one month) counted from qso by block. `scopeOn` as for idRangeTotalSql.
+ * inside one month) counted from qso by block. `scopeOn` as for timeRangeTotalSql.
  */
-export function dayRangeBlockRowsSql(scopeOn: (alias: 'q' | 'c') => string, params: SqlParams, from: string | null, to: string | null): string {
+export function dayRangeBlockRowsSql(scopeOn: ScopeOn, params: SqlParams, from: string | null, to: string | null): string {
   const counted = (lo: string, hi: string) => `SELECT q.id / ${ID_BLOCK}, count(*) FROM qso q WHERE ${scopeOn('q')} AND ${dayRangeConditions(params, lo, hi)} GROUP BY 1`;
   const span = monthSpan(from, to);
   if (span === null) return counted(from!, to!);

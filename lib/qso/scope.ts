@@ -19,10 +19,13 @@ export function scopeConditions(scope: QsoScope, params: SqlParams, alias = 'q')
 }
 
 /**
- * A scope's conditions on qso (q) or a table of counts (c), as lib/qso/counts.ts's sums take
- * them: each alias's conditions bound once, when first used (an unused parameter has no type).
+ * A scope's conditions (with any filters the counts keep) on qso (q) or a table of counts (c),
+ * their values bound in the statement's parameters: what lib/qso/counts.ts's sums take.
  */
-export function scopeOnAliases(scope: QsoScope, params: SqlParams): (alias: 'q' | 'c') => string {
+export type ScopeOn = (alias: 'q' | 'c') => string;
+
+/** A scope's ScopeOn: each alias's conditions bound once, when first used (an unused parameter has no type). */
+export function scopeOnAliases(scope: QsoScope, params: SqlParams): ScopeOn {
   const on: Partial<Record<'q' | 'c', string>> = {};
   return (alias) => (on[alias] ??= scopeConditions(scope, params, alias).join(' AND '));
 }

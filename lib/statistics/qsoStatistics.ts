@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { SqlParams } from '../db/sqlParams.js';
-import { scopeConditions, scopeOnAliases, type QsoScope } from '../qso/scope.js';
+import { scopeConditions, scopeOnAliases, type QsoScope, type ScopeOn } from '../qso/scope.js';
 import { confirmedCondition } from '../qso/filters.js';
 import { dxccEntities } from '../dxcc/entities.js';
 import { AWARD_CONFIRMATIONS } from './awardConfirmations.js';
@@ -54,20 +54,24 @@ export interface QsoStatistics {
 const dayOf = (date: Date): string => date.toISOString().slice(0, 10);
 
 /**
- * The select list of total, today's, this month's and this year's QSOs of `scope`, from the
+ * The select list of total, today's, this month's and this year's QSOs of a scope, from the
  * counts writers keep (lib/qso/counts.ts) rather than a count of every QSO of the scope (220 ms
  * at 900,000 QSOs): the total and the whole months summed from qso_month_counts, only today's
  * QSOs counted (qso_station_time). UTC periods of `now`, each bounded on both sides (a QSO
  * logged with a future time counts in no period).
  */
-function activityColumns(scope: QsoScope, params: SqlParams, now: Date): string {
-  const scopeOn = scopeOnAliases(scope, params);
+function activityColumns(scopeOn: ScopeOn, params: SqlParams, now: Date): string {
   const [year, month, date] = [now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()];
   const period = (from: Date, to: Date) => `(${timeRangeTotalSql(scopeOn, params, dayOf(from), dayOf(to))})`;
   return `(${scopeTotalSql([scopeOn('c')])}) AS total,
           ${period(new Date(Date.UTC(year, month, date)), new Date(Date.UTC(year, month, date + 1)))} AS today,
           ${period(new Date(Date.UTC(year, month, 1)), new Date(Date.UTC(year, month + 1, 1)))} AS month,
           ${period(new Date(Date.UTC(year, 0, 1)), new Date(Date.UTC(year + 1, 0, 1)))} AS year`;
+}
+
+/** The scope's QSOs per value of qso_counts' `columns` (n), from its buckets; groups of no QSO left out. */
+function bucketSumsSql(scopeOn: ScopeOn, columns: string): string {
+  return `SELECT ${columns}, sum(c.n) AS n FROM qso_counts c WHERE ${scopeOn('c')} GROUP BY ${columns} HAVING sum(c.n) <> 0`;
 }
 
 /**
@@ -88,8 +92,7 @@ export async function widgetTotals(db: pg.Pool, stationId: number, now = new Dat
             (${timeRangeTotalSql(scopeOn, params, `${year}-01-01`, `${year + 1}-01-01`)})::text AS year,
             (SELECT coalesce(json_agg(json_build_object('count', m.n::text, 'col_mode', m.mode, 'col_submode', m.submode)
                                       ORDER BY m.n DESC, m.mode, m.submode), '[]')
-               FROM (SELECT c.mode, c.submode, sum(c.n) AS n FROM qso_counts c WHERE ${scopeOn('c')}
-                      GROUP BY c.mode, c.submode HAVING sum(c.n) <> 0) m) AS modes`,
+               FROM (${bucketSumsSql(scopeOn, 'mode, submode')}) m) AS modes`,
     params.values,
   );
   return rows[0]!;
@@ -98,7 +101,7 @@ export async function widgetTotals(db: pg.Pool, stationId: number, now = new Dat
 /** Total, today's, this month's and this year's QSOs (what v1 api/statistics reports, which public widgets poll). */
 export async function qsoActivity(db: pg.Pool, scope: QsoScope, now = new Date()): Promise<QsoActivity> {
   const params = new SqlParams();
-  const { rows } = await db.query<QsoActivity>(`SELECT ${activityColumns(scope, params, now)}`, params.values);
+  const { rows } = await db.query<QsoActivity>(`SELECT ${activityColumns(scopeOnAliases(scope, params), params, now)}`, params.values);
   return rows[0]!;
 }
 
@@ -110,12 +113,11 @@ export async function qsoActivity(db: pg.Pool, scope: QsoScope, now = new Date()
  */
 async function activityAndBreakdown(db: pg.Pool, scope: QsoScope): Promise<Omit<QsoStatistics, 'dxcc'>> {
   const params = new SqlParams();
-  const buckets = `FROM qso_counts c WHERE ${scopeConditions(scope, params, 'c').join(' AND ')}`;
+  const scopeOn = scopeOnAliases(scope, params);
   const perColumn = (column: 'band' | 'mode') =>
-    `(SELECT coalesce(json_agg(json_build_object('${column}', g.value, 'count', g.count)), '[]')
-        FROM (SELECT c.${column} AS value, sum(c.n)::int AS count ${buckets} GROUP BY c.${column} HAVING sum(c.n) <> 0) g)`;
+    `(SELECT coalesce(json_agg(json_build_object('${column}', g.${column}, 'count', g.n::int)), '[]') FROM (${bucketSumsSql(scopeOn, column)}) g)`;
   const { rows } = await db.query<QsoActivity & { by_band: BandCount[]; by_mode: ModeCount[] }>(
-    `SELECT ${activityColumns(scope, params, new Date())}, ${perColumn('band')} AS by_band, ${perColumn('mode')} AS by_mode`,
+    `SELECT ${activityColumns(scopeOn, params, new Date())}, ${perColumn('band')} AS by_band, ${perColumn('mode')} AS by_mode`,
     params.values,
   );
   const { total, today, month, year, by_band: byBand, by_mode: byMode } = rows[0]!;

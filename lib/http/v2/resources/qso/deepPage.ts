@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { SqlParams } from '../../../../db/sqlParams.js';
 import { blockRowsSql, dayRangeBlockRowsSql, idCountsTable, idSeekSql, monthCountsTable, monthRowsSql, monthSeekSql, timeRangeTotalSql } from '../../../../qso/counts.js';
 import { bucketScopeOn, scopeOn, type ListQuery, type PageSeek } from './listQuery.js';
+import type { ScopeOn } from '../../../../qso/scope.js';
 
 /**
  * From this offset on, a page starts from the month (newest first, JSON) or the block of ids
@@ -47,10 +48,10 @@ async function sortsMatches(client: Pick<pg.PoolClient, 'query'>, list: ListQuer
  * no table counts them or skipping from the start costs as little: unfiltered pages before
  * offset 10,000, two kinds of filter, a range of dates with a kind of filter.
  */
-function blockRowsOf(list: ListQuery, params: SqlParams): string | null {
+function blockRowsOf(list: ListQuery, params: SqlParams, all: ScopeOn): string | null {
   const kinds = list.bucketFilterKinds;
   const { from, to } = list.days;
-  if (from !== null || to !== null) return kinds.length === 0 ? dayRangeBlockRowsSql(scopeOn(list, params), params, from, to) : null;
+  if (from !== null || to !== null) return kinds.length === 0 ? dayRangeBlockRowsSql(all, params, from, to) : null;
   const table = idCountsTable(kinds);
   if (table === null || (kinds.length === 0 && list.pagination.offset < SEEK_FROM_OFFSET)) return null;
   return blockRowsSql(bucketScopeOn(list, params)('c'), table);
@@ -79,11 +80,12 @@ export async function pageSeek(client: Pick<pg.PoolClient, 'query'>, list: ListQ
   const kinds = list.bucketFilterKinds;
   const params = new SqlParams();
   if (list.format === 'adif') {
-    const within = scopeOn(list, params)('c');
-    const blockRows = blockRowsOf(list, params);
+    // The scope alone, bound once: the dates' rows and the window's unfiltered QSOs share it.
+    const all = scopeOn(list, params);
+    const blockRows = blockRowsOf(list, params, all);
     if (blockRows !== null) {
       const { rows } = await client.query<{ from_id: string; skipped: number; to_id: string | null; matches: number; walked: number }>(
-        idSeekSql(blockRows, within, params.add(offset), params.add(offset + perPage)), params.values,
+        idSeekSql(blockRows, all('c'), params.add(offset), params.add(offset + perPage)), params.values,
       );
       const window = rows[0];
       if (window === undefined) return null;

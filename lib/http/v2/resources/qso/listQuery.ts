@@ -10,7 +10,7 @@ import { parseBandFilter } from '../../../../adif/bands.js';
 import {
   bandCondition, confirmedCondition, confirmedConditionParts, dateRangeConditions, dayAfter, modeCondition, modeConditionParts,
 } from '../../../../qso/filters.js';
-import { qsoScope, scopeConditions, scopeOnAliases, type QsoScope } from '../../../../qso/scope.js';
+import { qsoScope, scopeConditions, scopeOnAliases, type QsoScope, type ScopeOn } from '../../../../qso/scope.js';
 import { qsoSelectList } from '../../../../qso/present.js';
 import { sinceIdBound } from '../../../../qso/changeBounds.js';
 import type { BucketFilterKind } from '../../../../db/countTables.js';
@@ -161,7 +161,7 @@ export interface Sql {
 }
 
 /** The list's scope on qso (q) or a table of counts (c), each alias's conditions bound once, when first used. */
-export function scopeOn(list: ListQuery, params: SqlParams): (alias: 'q' | 'c') => string {
+export function scopeOn(list: ListQuery, params: SqlParams): ScopeOn {
   return scopeOnAliases(list.scope, params);
 }
 
@@ -169,7 +169,7 @@ export function scopeOn(list: ListQuery, params: SqlParams): (alias: 'q' | 'c') 
  * The list's scope and bucket filters (band, mode, qsl_filter) on qso (q) or a table of counts
  * (c), each alias's conditions bound once, when first used (an unused parameter has no type).
  */
-export function bucketScopeOn(list: ListQuery, params: SqlParams): (alias: 'q' | 'c') => string {
+export function bucketScopeOn(list: ListQuery, params: SqlParams): ScopeOn {
   const on: Partial<Record<'q' | 'c', string>> = {};
   return (alias) => (on[alias] ??= [...scopeConditions(list.scope, params, alias), ...list.bucketFilters(params, alias)].join(' AND '));
 }
