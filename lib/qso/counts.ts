@@ -4,6 +4,7 @@ import type { SqlParams } from '../db/sqlParams.js';
 import type { Logger } from '../log.js';
 import { COUNT_TABLES, ID_FILTER_TABLES, ID_MONTH_TABLE, MONTH_FILTER_TABLES, type BucketFilterKind } from '../db/countTables.js';
 import type { ScopeOn } from './scope.js';
+import { dayRangeConditions } from './filters.js';
 
 /**
  * Reading and compacting the QSO counts every writer appends in its own transaction (the tables
@@ -156,11 +157,6 @@ function wholeMonthConditions(span: MonthSpan, params: SqlParams): string[] {
   ];
 }
 
-/** QSOs (alias q) with `from` <= time_on < `to`, either open, not both. */
-export function dayRangeConditions(params: SqlParams, from: string | null, to: string | null): string {
-  return [...(from === null ? [] : [`q.time_on >= ${params.add(from)}::date`]), ...(to === null ? [] : [`q.time_on < ${params.add(to)}::date`])].join(' AND ');
-}
-
 /**
  * The exact number of a scope's QSOs with `from` <= time_on < `to` (days 'YYYY-MM-DD', either
  * open), without counting them all: the whole months in between summed from qso_month_counts,
@@ -177,7 +173,7 @@ export function timeRangeTotalSql(
 ): string {
   const rows = monthRowsSql(scopeOn, params, from, to, months);
   if (rows !== null) return `SELECT coalesce(sum(m.n), 0)::int AS total FROM (${rows}) m (month, n)`;
-  return `SELECT count(*)::int AS total FROM qso q WHERE ${scopeOn('q')} AND ${dayRangeConditions(params, from!, to!)}`;
+  return `SELECT count(*)::int AS total FROM qso q WHERE ${scopeOn('q')} AND ${dayRangeConditions(from, to, params).join(' AND ')}`;
 }
 
 /**
@@ -198,7 +194,7 @@ export function monthRowsSql(
   return [
     `SELECT c.month, sum(c.n) AS n FROM ${months} c WHERE ${[scopeOn('c'), ...wholeMonthConditions(span, params)].join(' AND ')} GROUP BY c.month`,
     ...span.partial.map(({ month, from: lo, to: hi }) =>
-      `SELECT ${params.add(month)}::timestamp, count(*) FROM qso q WHERE ${scopeOn('q')} AND ${dayRangeConditions(params, lo, hi)}`),
+      `SELECT ${params.add(month)}::timestamp, count(*) FROM qso q WHERE ${scopeOn('q')} AND ${dayRangeConditions(lo, hi, params).join(' AND ')}`),
   ].join(' UNION ALL ');
 }
 
@@ -209,7 +205,7 @@ export function monthRowsSql(
  * inside one month) counted from qso by block. `scopeOn` as for timeRangeTotalSql.
  */
 export function dayRangeBlockRowsSql(scopeOn: ScopeOn, params: SqlParams, from: string | null, to: string | null): string {
-  const counted = (lo: string, hi: string) => `SELECT q.id / ${ID_BLOCK}, count(*) FROM qso q WHERE ${scopeOn('q')} AND ${dayRangeConditions(params, lo, hi)} GROUP BY 1`;
+  const counted = (lo: string, hi: string) => `SELECT q.id / ${ID_BLOCK}, count(*) FROM qso q WHERE ${scopeOn('q')} AND ${dayRangeConditions(lo, hi, params).join(' AND ')} GROUP BY 1`;
   const span = monthSpan(from, to);
   if (span === null) return counted(from!, to!);
   return [

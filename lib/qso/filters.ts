@@ -57,10 +57,15 @@ export function dayAfter(day: string): string {
   return date.toISOString().slice(0, 10);
 }
 
+/** QSOs (alias `alias`) with `from` <= time_on < `to` (days 'YYYY-MM-DD', either open). */
+export function dayRangeConditions(from: string | null, to: string | null, params: SqlParams, alias = 'q'): string[] {
+  return [
+    ...(from === null ? [] : [`${alias}.time_on >= ${params.add(from)}::date`]),
+    ...(to === null ? [] : [`${alias}.time_on < ${params.add(to)}::date`]),
+  ];
+}
+
 /** Whole days, inclusive: `qso_since` from 00:00:00, `qso_until` through 23:59:59. */
 export function dateRangeConditions(since: string | null, until: string | null, params: SqlParams, alias = 'q'): string[] {
-  const conditions: string[] = [];
-  if (since) conditions.push(`${alias}.time_on >= ${params.add(since)}::date`);
-  if (until) conditions.push(`${alias}.time_on < ${params.add(until)}::date + 1`);
-  return conditions;
+  return dayRangeConditions(since || null, until ? dayAfter(until) : null, params, alias);
 }

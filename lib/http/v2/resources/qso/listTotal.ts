@@ -1,8 +1,9 @@
 import type pg from 'pg';
 import { SqlParams } from '../../../../db/sqlParams.js';
 import { bindForCopy } from '../../../../db/settingParams.js';
-import { blockRowsSql, bucketTotalSql, dayRangeBlockRowsSql, dayRangeConditions, idCountsTable, idRangeTotalSql, monthCountsTable, scopeTotalSql, timeRangeTotalSql } from '../../../../qso/counts.js';
+import { blockRowsSql, bucketTotalSql, dayRangeBlockRowsSql, idCountsTable, idRangeTotalSql, monthCountsTable, scopeTotalSql, timeRangeTotalSql } from '../../../../qso/counts.js';
 import { scopeConditions } from '../../../../qso/scope.js';
+import { dayRangeConditions } from '../../../../qso/filters.js';
 import { bucketScopeOn, scopeOn, where, type ListQuery, type Sql } from './listQuery.js';
 
 /**
@@ -52,7 +53,7 @@ function belowCutSql(list: ListQuery, idBelow: number): Sql {
   const { from, to } = list.days;
   const dated = from !== null || to !== null;
   const sum = dated ? timeRangeTotalSql(on, params, from, to, monthCountsTable(list.bucketFilterKinds)) : bucketTotalSql([on('c')]);
-  const above = [on('q'), ...(dated ? [dayRangeConditions(params, from, to)] : []), `q.id >= ${params.add(idBelow)}::bigint`];
+  const above = [on('q'), ...dayRangeConditions(from, to, params), `q.id >= ${params.add(idBelow)}::bigint`];
   return { text: `SELECT ((${sum}) - (SELECT count(*) FROM qso q WHERE ${above.join(' AND ')}))::int AS total`, values: params.values };
 }
 
@@ -68,7 +69,7 @@ function idRangeSql(list: ListQuery, sinceId: number, idBelow: number, filtered:
   if (filtered && (from !== null || to !== null)) {
     const all = scopeOn(list, params);
     const rows = dayRangeBlockRowsSql(all, params, from, to);
-    return { text: idRangeTotalSql(rows, `${all('q')} AND ${dayRangeConditions(params, from, to)}`, params, sinceId, idBelow), values: params.values };
+    return { text: idRangeTotalSql(rows, [all('q'), ...dayRangeConditions(from, to, params)].join(' AND '), params, sinceId, idBelow), values: params.values };
   }
   const on = filtered ? bucketScopeOn(list, params) : scopeOn(list, params);
   const rows = blockRowsSql(on('c'), filtered ? idCountsTable(list.bucketFilterKinds)! : idCountsTable([])!);
