@@ -29,28 +29,32 @@ t.test('the statements of a small request keep one plan per connection', async (
   const key = await createKey(db.pool, operator.userId, 'rw');
   // One connection: every execution below is on the backend whose plans are counted.
   const connection = new pg.Pool({ ...db.pool.options, max: 1 });
-  t.teardown(() => connection.end());
-  const inserts = new InsertBatcher(connection);
+  // Ended here, before the test database is dropped (its teardown comes first): a connection
+  // still open then is terminated under an idle client, an error nobody listens to.
+  try {
+    const inserts = new InsertBatcher(connection);
+    for (let i = 0; i < RUNS; i++) {
+      t.equal((await lookupTokens(connection, [hashSecret(operator.token)])).get(hashSecret(operator.token))?.user_id, operator.userId);
+      t.equal((await lookupKeys(connection, [keyHash(key)!])).get(keyHash(key)!)?.userId, operator.userId);
+      const { qso } = normalizeRecord({ call: `DL${i}PLN`, qso_date: '20240301', time_on: '1200', band: '20m', mode: 'CW' }, { frequencyUnit: 'MHz' });
+      fillDxcc(qso!);
+      fillStation(qso!, station, null, null);
+      const [outcome] = await inserts.insert({ stationId: station.id, ownerId: station.userId, rows: [rowValues(qso!, newRow()) as string[]], returnRows: true });
+      t.ok(outcome && 'id' in outcome && outcome.row?.call === `DL${i}PLN`, `create ${i} stored`);
+      const id = outcome && 'id' in outcome ? outcome.id : 0;
+      t.equal((await findVisibleQso(connection, { stationIds: [station.id], operator: null }, id))?.call, `DL${i}PLN`, `QSO ${i} read back`);
+    }
 
-  for (let i = 0; i < RUNS; i++) {
-    t.equal((await lookupTokens(connection, [hashSecret(operator.token)])).get(hashSecret(operator.token))?.user_id, operator.userId);
-    t.equal((await lookupKeys(connection, [keyHash(key)!])).get(keyHash(key)!)?.userId, operator.userId);
-    const { qso } = normalizeRecord({ call: `DL${i}PLN`, qso_date: '20240301', time_on: '1200', band: '20m', mode: 'CW' }, { frequencyUnit: 'MHz' });
-    fillDxcc(qso!);
-    fillStation(qso!, station, null, null);
-    const [outcome] = await inserts.insert({ stationId: station.id, ownerId: station.userId, rows: [rowValues(qso!, newRow()) as string[]], returnRows: true });
-    t.ok(outcome && 'id' in outcome && outcome.row?.call === `DL${i}PLN`, `create ${i} stored`);
-    const id = outcome && 'id' in outcome ? outcome.id : 0;
-    t.equal((await findVisibleQso(connection, { stationIds: [station.id], operator: null }, id))?.call, `DL${i}PLN`, `QSO ${i} read back`);
-  }
-
-  const { rows } = await connection.query<{ name: string; generic_plans: string; custom_plans: string }>(
-    'SELECT name, generic_plans, custom_plans FROM pg_prepared_statements ORDER BY name');
-  const plans = new Map(rows.map((row) => [row.name, { generic: Number(row.generic_plans), custom: Number(row.custom_plans) }]));
-  for (const name of ['token-lookup-one', 'key-lookup-one', 'small-insert-one', 'qso-by-id']) {
-    const counted = plans.get(name);
-    t.ok(counted, `${name} is prepared on the connection`);
-    t.equal((counted?.generic ?? 0) + (counted?.custom ?? 0), RUNS, `${name} ran ${RUNS} times`);
-    t.ok((counted?.custom ?? RUNS) <= 5, `${name}: planned for its values at most five times (PostgreSQL's trial), not ${counted?.custom}`);
+    const { rows } = await connection.query<{ name: string; generic_plans: string; custom_plans: string }>(
+      'SELECT name, generic_plans, custom_plans FROM pg_prepared_statements ORDER BY name');
+    const plans = new Map(rows.map((row) => [row.name, { generic: Number(row.generic_plans), custom: Number(row.custom_plans) }]));
+    for (const name of ['token-lookup-one', 'key-lookup-one', 'small-insert-one', 'qso-by-id']) {
+      const counted = plans.get(name);
+      t.ok(counted, `${name} is prepared on the connection`);
+      t.equal((counted?.generic ?? 0) + (counted?.custom ?? 0), RUNS, `${name} ran ${RUNS} times`);
+      t.ok((counted?.custom ?? RUNS) <= 5, `${name}: planned for its values at most five times (PostgreSQL's trial), not ${counted?.custom}`);
+    }
+  } finally {
+    await connection.end();
   }
 });

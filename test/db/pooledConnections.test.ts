@@ -13,50 +13,61 @@ async function openConnections(pool: pg.Pool, count: number): Promise<number[]> 
   return pids;
 }
 
-/** The database's pools, opened with `options`, and a connection of its own that watches their backends. */
+/**
+ * The database's pools, opened with `options`, and a connection of its own that watches their
+ * backends. The test ends the observer itself, before the test database is dropped (that
+ * teardown comes first and would terminate it under a client nobody listens to).
+ */
 async function poolsAndObserver(t: Test, options: Partial<OpenOptions> = {}): Promise<{ db: Database; observer: pg.Client }> {
   const base = await testDatabase(t);
   const db = await openDatabase({ logger: createLogger({}, true), url: base.url, migrate: false, ...options });
   t.teardown(() => db.close());
   const observer = new pg.Client({ connectionString: base.url });
   await observer.connect();
-  t.teardown(() => observer.end());
   return { db, observer };
 }
 
 t.test("every pooled connection's first statement is the malloc warm-up", async (t) => {
   const { db, observer } = await poolsAndObserver(t);
-  for (const [name, pool] of [['pool', db.pool], ['bulkPool', db.bulkPool]] as const) {
-    // Checked out and released without a statement of their own: the last statement each
-    // backend ran is the warm-up, once it has run.
-    const pids = await openConnections(pool, 2);
-    let rows: Array<{ state: string; query: string }> = [];
-    for (let attempt = 0; attempt < 50; attempt++) {
-      ({ rows } = await observer.query('SELECT state, query FROM pg_stat_activity WHERE pid = ANY($1) ORDER BY pid', [pids]));
-      // A new backend is idle with no query before the warm-up reaches it: wait for a statement.
-      if (rows.length === pids.length && rows.every((row) => row.state === 'idle' && row.query !== '')) break;
-      await sleep(20);
+  try {
+    for (const [name, pool] of [['pool', db.pool], ['bulkPool', db.bulkPool]] as const) {
+      // Checked out and released without a statement of their own: the last statement each
+      // backend ran is the warm-up, once it has run.
+      const pids = await openConnections(pool, 2);
+      let rows: Array<{ state: string; query: string }> = [];
+      for (let attempt = 0; attempt < 50; attempt++) {
+        ({ rows } = await observer.query('SELECT state, query FROM pg_stat_activity WHERE pid = ANY($1) ORDER BY pid', [pids]));
+        // A new backend is idle with no query before the warm-up reaches it: wait for a statement.
+        if (rows.length === pids.length && rows.every((row) => row.state === 'idle' && row.query !== '')) break;
+        await sleep(20);
+      }
+      t.same(rows, pids.map(() => ({ state: 'idle', query: CONNECTION_WARM_UP })), `${name}: each connection ran the warm-up`);
     }
-    t.same(rows, pids.map(() => ({ state: 'idle', query: CONNECTION_WARM_UP })), `${name}: each connection ran the warm-up`);
+  } finally {
+    await observer.end();
   }
 });
 
 t.test('a pool keeps two connections open however long it stays idle, and closes the others', async (t) => {
   const { db, observer } = await poolsAndObserver(t, { idleTimeoutMs: 100 });
-  for (const [name, pool] of [['pool', db.pool], ['bulkPool', db.bulkPool]] as const) {
-    const pids = await openConnections(pool, 4);
-    t.equal(new Set(pids).size, 4, `${name}: four connections at once`);
-    // Well past the idle timeout; a closed connection's backend exits a moment after.
-    await sleep(500);
-    let rows: Array<{ pid: number }> = [];
-    for (let attempt = 0; attempt < 50; attempt++) {
-      ({ rows } = await observer.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE pid = ANY($1)', [pids]));
-      if (rows.length <= 2) break;
-      await sleep(50);
+  try {
+    for (const [name, pool] of [['pool', db.pool], ['bulkPool', db.bulkPool]] as const) {
+      const pids = await openConnections(pool, 4);
+      t.equal(new Set(pids).size, 4, `${name}: four connections at once`);
+      // Well past the idle timeout; a closed connection's backend exits a moment after.
+      await sleep(500);
+      let rows: Array<{ pid: number }> = [];
+      for (let attempt = 0; attempt < 50; attempt++) {
+        ({ rows } = await observer.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE pid = ANY($1)', [pids]));
+        if (rows.length <= 2) break;
+        await sleep(50);
+      }
+      t.equal(pool.totalCount, 2, `${name}: two left after the idle timeout`);
+      t.equal(rows.length, 2, `${name}: the others' backends are gone`);
+      const again = await openConnections(pool, 2);
+      t.same(again.sort(), rows.map((row) => row.pid).sort(), `${name}: the next requests use the backends kept`);
     }
-    t.equal(pool.totalCount, 2, `${name}: two left after the idle timeout`);
-    t.equal(rows.length, 2, `${name}: the others' backends are gone`);
-    const again = await openConnections(pool, 2);
-    t.same(again.sort(), rows.map((row) => row.pid).sort(), `${name}: the next requests use the backends kept`);
+  } finally {
+    await observer.end();
   }
 });

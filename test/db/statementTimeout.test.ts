@@ -36,14 +36,18 @@ t.test('both pools plan without parallel workers (their start costs more than a 
   };
   const plain = new pg.Client({ connectionString: base.url });
   await plain.connect();
-  t.teardown(() => plain.end());
-  t.match(await plan(plain), /Gather/, 'a plain connection would start workers');
-  for (const [name, pool] of [['pool', db.pool], ['bulkPool', db.bulkPool]] as const) {
-    const client = await pool.connect();
-    try {
-      t.notMatch(await plan(client), /Gather/, `${name}: no workers`);
-    } finally {
-      client.release();
+  // Ended here, before the test database is dropped (its teardown comes first).
+  try {
+    t.match(await plan(plain), /Gather/, 'a plain connection would start workers');
+    for (const [name, pool] of [['pool', db.pool], ['bulkPool', db.bulkPool]] as const) {
+      const client = await pool.connect();
+      try {
+        t.notMatch(await plan(client), /Gather/, `${name}: no workers`);
+      } finally {
+        client.release();
+      }
     }
+  } finally {
+    await plain.end();
   }
 });
