@@ -6,8 +6,9 @@ import { ensureCountTrigger } from './countTables.js';
 /**
  * Numbered migrations from sql/ (NNN_name.sql), each applied once in its own transaction and
  * recorded in schema_migrations, with the counting trigger generated from the code's tables of
- * counts (countTables.ts) once they all exist, in the transaction of the migration that
- * completes them (or alone when none was pending: a no-op when the database holds it already).
+ * counts (countTables.ts) for those that exist, in the transaction of each migration from the
+ * one that completes the tables the last hand-written trigger filled (sql/022) on, or alone when
+ * none was pending (a no-op when the database holds it already).
  * An advisory lock makes concurrent start-ups take turns.
  */
 const MIGRATION_LOCK = 7_341_001;
@@ -28,7 +29,11 @@ async function inTransactionOf(client: pg.PoolClient, failure: string, work: () 
   }
 }
 
-export async function migrate(pool: pg.Pool): Promise<string[]> {
+/**
+ * Applies the pending migrations, all of them or those up to and including `through` (a
+ * version: a test of an upgrade starts from an older schema). Returns the versions applied.
+ */
+export async function migrate(pool: pg.Pool, through?: string): Promise<string[]> {
   const client = await pool.connect();
   const applied: string[] = [];
   try {
@@ -36,7 +41,8 @@ export async function migrate(pool: pg.Pool): Promise<string[]> {
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
     const done = new Set((await client.query<{ version: string }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
-    const pending = (await migrationFiles()).filter((file) => !done.has(file.replace(/\.sql$/, '')));
+    const files = await migrationFiles();
+    const pending = files.filter((file) => !done.has(file.replace(/\.sql$/, '')) && (through === undefined || file <= `${through}.sql`));
     for (const file of pending) {
       const version = file.replace(/\.sql$/, '');
       const sql = await readFile(sqlPath(file), 'utf8');
@@ -44,13 +50,16 @@ export async function migrate(pool: pg.Pool): Promise<string[]> {
         // Index builds on a big table outlast the API's statement_timeout.
         await client.query('SET LOCAL statement_timeout = 0');
         await client.query(sql);
-        // The counting trigger as the code declares it, with the migration that completes its tables.
+        // The counting trigger as the code declares it, with the migration that creates a table of it.
         await ensureCountTrigger(client);
         await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [version]);
       });
       applied.push(version);
     }
-    if (pending.length === 0) await inTransactionOf(client, 'installing the counting trigger failed', () => ensureCountTrigger(client));
+    // A database a newer version migrated keeps that version's trigger: this one's would stop
+    // counting into the tables it does not know.
+    const newer = [...done].some((version) => !files.includes(`${version}.sql`));
+    if (pending.length === 0 && !newer) await inTransactionOf(client, 'installing the counting trigger failed', () => ensureCountTrigger(client));
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
     client.release();

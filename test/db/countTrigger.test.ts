@@ -1,8 +1,9 @@
 import t from 'tap';
-import { testDatabase } from '../helpers/db.js';
+import type pg from 'pg';
+import { testDatabase, testDatabaseAt } from '../helpers/db.js';
 import { createOperator } from '../helpers/fixtures.js';
 import { seedQsos } from '../helpers/qsoRows.js';
-import { COUNT_TABLES, countTriggerBody, ensureCountTrigger, ID_MONTH_TABLE } from '../../lib/db/countTables.js';
+import { COUNT_TABLES, countTriggerBody, DXCC_TABLE, ensureCountTrigger, ID_MONTH_TABLE, type CountTable } from '../../lib/db/countTables.js';
 import { migrate } from '../../lib/db/migrate.js';
 import { beginQsoWriteForStations } from '../../lib/qso/writeLock.js';
 
@@ -30,57 +31,107 @@ t.test('the migrated database counts with the trigger the code declares, restore
   await insert('K1NEW');
   t.equal(await monthBlocks(), 1, 'the restored trigger counts into every table');
   t.equal(await ensureCountTrigger(pool), false, 'nothing to do once installed');
+
+  // A newer version migrated the database and installed its own body (a table this version does
+  // not know): starting this version keeps it.
+  const newer = `${countTriggerBody()}\n-- a newer version's body\n`;
+  await pool.query(`CREATE OR REPLACE FUNCTION qso_counts_record() RETURNS trigger LANGUAGE plpgsql AS $body$${newer}$body$`);
+  await pool.query("INSERT INTO schema_migrations (version) VALUES ('999_a_newer_table_of_counts')");
+  t.same(await migrate(pool), [], 'no migration of this version was pending');
+  t.equal(await installedBody(pool), newer, 'the newer version\'s trigger is kept');
 });
 
-t.test('the generated trigger waits for every table it fills', async (t) => {
-  const db = await testDatabase(t);
-  const client = await db.pool.connect();
-  t.teardown(() => client.release());
-  await client.query('BEGIN');
-  // A schema part-way through the migrations: a table of counts not created yet.
-  await client.query(`DROP TABLE ${ID_MONTH_TABLE.name}`);
-  const older = countTriggerBody(COUNT_TABLES.filter(({ name }) => name !== ID_MONTH_TABLE.name));
-  await client.query(`CREATE OR REPLACE FUNCTION qso_counts_record() RETURNS trigger LANGUAGE plpgsql AS $body$${older}$body$`);
-  t.equal(await ensureCountTrigger(client), false, 'not installed while a table is missing');
-  t.equal(await installedBody(client), older, 'the migration\'s own trigger is kept');
-  await client.query('ROLLBACK');
-});
-
-t.test('a migration that creates and fills a table of counts loses no QSO a writer commits meanwhile', async (t) => {
-  const db = await testDatabase(t);
+t.test('the generated trigger waits for the tables of the last hand-written one, then fills each table as its migration creates it', async (t) => {
+  const db = await testDatabaseAt(t, '021_qso_confirmed_time_indexes');
   const pool = db.pool;
-  const op = await createOperator(pool, { callsign: 'DL1MIG' });
-  const seed = (count: number, tag: string) => seedQsos(pool, [op.stationId],
-    `INSERT INTO qso (station_id, call, time_on, band, mode) SELECT $1, $2 || g, timestamp '2024-01-01' + g * interval '1 hour', '20m', 'CW' FROM generate_series(1, ${count}) g`,
-    [op.stationId, tag]);
-  await seed(300, 'K');
-  // The database as it was before sql/023: no table, the trigger without it, the migration pending.
-  const older = countTriggerBody(COUNT_TABLES.filter(({ name }) => name !== ID_MONTH_TABLE.name));
-  await pool.query(`DROP TABLE ${ID_MONTH_TABLE.name}`);
-  await pool.query(`CREATE OR REPLACE FUNCTION qso_counts_record() RETURNS trigger LANGUAGE plpgsql AS $body$${older}$body$`);
-  await pool.query("DELETE FROM schema_migrations WHERE version = '023_qso_id_month_counts'");
+  const handWritten = await installedBody(pool);
+  // Before sql/022 a table the generated trigger fills is missing: the migrations' own trigger counts.
+  t.equal(await ensureCountTrigger(pool), false, 'not installed while a table of sql/022 is missing');
+  t.equal(await installedBody(pool), handWritten, 'the migrations\' own trigger is kept');
 
-  // A writer of the older version has stored QSOs (its trigger counted them everywhere but in
-  // the new table) and commits while the migration runs.
-  const writer = await pool.connect();
-  t.teardown(() => writer.release());
-  await writer.query('BEGIN');
-  await beginQsoWriteForStations(writer, [op.stationId]);
-  await writer.query(`INSERT INTO qso (station_id, call, time_on, band, mode) SELECT $1, 'W' || g, timestamp '2024-06-01' + g * interval '1 hour', '40m', 'SSB' FROM generate_series(1, 200) g`, [op.stationId]);
-  let settled = false;
-  const migrating = migrate(pool).finally(() => { settled = true; });
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  t.equal(settled, false, 'the migration waits for the writer in flight');
-  await writer.query('COMMIT');
-  t.same(await migrating, ['023_qso_id_month_counts'], 'sql/023 applied again');
-
-  const { rows } = await pool.query<{ month: string; counted: number; summed: number }>(
-    `SELECT q.month::text AS month, q.n::int AS counted, coalesce(c.n, 0)::int AS summed
-       FROM (SELECT date_trunc('month', time_on) AS month, count(*) AS n FROM qso WHERE station_id = $1 GROUP BY 1) q
-       LEFT JOIN (SELECT month, sum(n) AS n FROM ${ID_MONTH_TABLE.name} WHERE station_id = $1 GROUP BY 1) c USING (month)
-      ORDER BY 1`,
-    [op.stationId],
-  );
-  t.same(rows.filter((row) => row.counted !== row.summed), [], 'every QSO counted per block and month, the writer\'s too');
-  t.equal(rows.reduce((sum, row) => sum + row.counted, 0), 500);
+  // From sql/022 on, the body of the tables that exist: sql/023's table is counted from the
+  // migration that creates it, before the later migrations' tables exist.
+  t.same(await migrate(pool, '023_qso_id_month_counts'), ['022_qso_id_kind_counts', '023_qso_id_month_counts']);
+  t.equal(await installedBody(pool), countTriggerBody(COUNT_TABLES.filter(({ name }) => name !== DXCC_TABLE.name)),
+    'the body of every table but the one sql/025 creates');
+  const op = await createOperator(pool, { callsign: 'DL1TRG' });
+  await seedQsos(pool, [op.stationId], `INSERT INTO qso (station_id, call, time_on, band, mode) VALUES ($1, 'K1MID', '2024-03-05 10:00', '20m', 'CW')`, [op.stationId]);
+  const { rows: [counted] } = await pool.query<{ n: string }>(`SELECT sum(n) AS n FROM ${ID_MONTH_TABLE.name} WHERE station_id = $1`, [op.stationId]);
+  t.equal(Number(counted!.n), 1, 'a write between the migrations is counted in sql/023\'s table');
+  t.same(await migrate(pool), ['024_qso_lookup_indexes', '025_qso_dxcc_counts']);
+  t.equal(await installedBody(pool), countTriggerBody(), 'the whole body once every table exists');
 });
+
+/**
+ * The QSOs of one station per key of `table`, summed from the table and counted from `qsoRows`
+ * (its key columns per QSO): the keys where they differ.
+ */
+async function countMismatches(pool: pg.Pool, table: CountTable, qsoRows: string, stationId: number): Promise<string[]> {
+  const { columns } = table;
+  // EXCEPT compares NULLs (no operator, not confirmed) as equal.
+  const counted = `SELECT ${columns}, count(*) AS n FROM (${qsoRows}) k WHERE station_id = $1 GROUP BY ${columns}`;
+  const summed = `SELECT ${columns}, sum(n) AS n FROM ${table.name} WHERE station_id = $1 GROUP BY ${columns} HAVING sum(n) <> 0`;
+  const { rows } = await pool.query<{ side: string; key: string }>(
+    `SELECT 'counted' AS side, d::text AS key FROM (${counted} EXCEPT ALL ${summed}) d
+     UNION ALL SELECT 'summed', d::text FROM (${summed} EXCEPT ALL ${counted}) d`,
+    [stationId],
+  );
+  return rows.map((row) => `only ${row.side}: ${row.key}`);
+}
+
+/**
+ * A migration that creates and fills a table of counts, applied while a writer of the older
+ * version (its trigger blind to the table) holds QSOs not committed yet: it waits for them, and
+ * counts them. `before` turns a migrated database into one where the migration is pending.
+ */
+const MIGRATIONS_OF_TABLES: Array<{ table: CountTable; qsoRows: string; before: string }> = [
+  {
+    table: ID_MONTH_TABLE,
+    qsoRows: `SELECT station_id, operator, id / 4096 AS block, date_trunc('month', time_on) AS month FROM qso`,
+    before: '022_qso_id_kind_counts',
+  },
+  {
+    table: DXCC_TABLE,
+    qsoRows: `SELECT station_id, operator, dxcc, CASE WHEN qsl_rcvd = 'Y' THEN 'Y' END AS qsl_rcvd,
+                     CASE WHEN lotw_qsl_rcvd = 'Y' THEN 'Y' END AS lotw_qsl_rcvd FROM qso`,
+    before: '024_qso_lookup_indexes',
+  },
+];
+
+for (const { table, qsoRows, before } of MIGRATIONS_OF_TABLES) {
+  t.test(`the migration that creates ${table.name} loses no QSO a writer commits meanwhile`, async (t) => {
+    const db = await testDatabaseAt(t, before);
+    const pool = db.pool;
+    const op = await createOperator(pool, { callsign: 'DL1MIG' });
+    const seed = (count: number, tag: string) => seedQsos(pool, [op.stationId],
+      `INSERT INTO qso (station_id, call, time_on, band, mode, dxcc, qsl_rcvd, lotw_qsl_rcvd)
+       SELECT $1, $2 || g, timestamp '2024-01-01' + g * interval '1 hour', '20m', 'CW', 200 + g % 7,
+              CASE WHEN g % 3 = 0 THEN 'Y' END, CASE WHEN g % 4 = 0 THEN 'Y' END
+         FROM generate_series(1, ${count}) g`,
+      [op.stationId, tag]);
+    await seed(300, 'K');
+
+    // A writer of the older version has stored QSOs (its trigger counted them everywhere but in
+    // the new table) and commits while the migration runs.
+    const writer = await pool.connect();
+    t.teardown(() => writer.release());
+    await writer.query('BEGIN');
+    await beginQsoWriteForStations(writer, [op.stationId]);
+    await writer.query(`INSERT INTO qso (station_id, call, time_on, band, mode, dxcc, lotw_qsl_rcvd)
+      SELECT $1, 'W' || g, timestamp '2024-06-01' + g * interval '1 hour', '40m', 'SSB', 300 + g % 5, CASE WHEN g % 2 = 0 THEN 'Y' END
+        FROM generate_series(1, 200) g`, [op.stationId]);
+    let settled = false;
+    const migrating = migrate(pool, table.createdBy).finally(() => { settled = true; });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    t.equal(settled, false, 'the migration waits for the writer in flight');
+    await writer.query('COMMIT');
+    t.same((await migrating).at(-1), table.createdBy, 'the migration applied');
+
+    t.same(await countMismatches(pool, table, qsoRows, op.stationId), [], 'every QSO counted, the writer\'s too');
+    // And the trigger the migration installed counts the next writes.
+    await seed(50, 'N');
+    t.same(await countMismatches(pool, table, qsoRows, op.stationId), [], 'writes after the migration counted');
+    const { rows: [all] } = await pool.query<{ n: number }>(`SELECT sum(n)::int AS n FROM ${table.name} WHERE station_id = $1`, [op.stationId]);
+    t.equal(all!.n, 550);
+  });
+}

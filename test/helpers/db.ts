@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { Test } from 'tap';
 import { openDatabase, type Database } from '../../lib/db/database.js';
 import { createLogger } from '../../lib/log.js';
+import { migrate } from '../../lib/db/migrate.js';
 
 const serverUrl = process.env.LOGBOOK_TEST_SERVER_URL ?? process.env.DATABASE_URL;
 const template = process.env.LOGBOOK_TEST_TEMPLATE;
@@ -19,12 +20,24 @@ function urlFor(database: string): string {
  * dropped when the test ends.
  */
 export async function testDatabase(t: Test): Promise<Database> {
+  return createTestDatabase(t, template ?? null, !template);
+}
+
+/** A fresh database for one test file migrated up to and including `version` (an older schema to upgrade), dropped when the test ends. */
+export async function testDatabaseAt(t: Test, version: string): Promise<Database> {
+  const db = await createTestDatabase(t, null, false);
+  await migrate(db.pool, version);
+  return db;
+}
+
+/** A new database, a copy of `fromTemplate` or empty, migrated on open when `migrated`. */
+async function createTestDatabase(t: Test, fromTemplate: string | null, migrated: boolean): Promise<Database> {
   if (!serverUrl) throw new Error('tests need PostgreSQL: run them with `npm test`, or set DATABASE_URL');
   const name = `logbook_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
-  await admin.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
-  const db = await openDatabase({ logger: createLogger({}, true), url: urlFor(name), migrate: !template });
+  await admin.query(fromTemplate ? `CREATE DATABASE ${name} TEMPLATE ${fromTemplate}` : `CREATE DATABASE ${name}`);
+  const db = await openDatabase({ logger: createLogger({}, true), url: urlFor(name), migrate: migrated });
   t.teardown(async () => {
     await db.close();
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
