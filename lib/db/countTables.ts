@@ -59,6 +59,16 @@ export const ID_FILTER_TABLES: Record<BucketFilterKind, CountTable> = {
 export const ID_MONTH_TABLE: CountTable = { name: 'qso_id_month_counts', columns: 'station_id, operator, block, month', createdBy: '023_qso_id_month_counts' };
 
 /**
+ * Per block of ids, band and mode (sql/026): id-bounded totals and ADIF pages with band and mode
+ * together.
+ */
+export const ID_BAND_MODE_TABLE: CountTable = {
+  name: 'qso_id_band_mode_counts',
+  columns: 'station_id, operator, block, band, prop_mode, mode, submode',
+  createdBy: '026_qso_id_band_mode_counts',
+};
+
+/**
  * Per DXCC entity, with whether card and LoTW confirmed (sql/025, the statuses as the bucket
  * keeps them): the entities worked and confirmed of the statistics' DXCC progress.
  */
@@ -76,6 +86,7 @@ export const COUNT_TABLES: readonly CountTable[] = [
   { name: 'qso_id_counts', columns: 'station_id, operator, block' },
   ...Object.values(ID_FILTER_TABLES),
   ID_MONTH_TABLE,
+  ID_BAND_MODE_TABLE,
   // Per month (sql/013), per month and kind (sql/018), per month and whole bucket (sql/017).
   { name: 'qso_month_counts', columns: 'station_id, operator, month' },
   ...Object.values(MONTH_FILTER_TABLES),

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { inTransaction } from '../db/transaction.js';
 import type { SqlParams } from '../db/sqlParams.js';
 import type { Logger } from '../log.js';
-import { COUNT_TABLES, ID_FILTER_TABLES, ID_MONTH_TABLE, MONTH_FILTER_TABLES, type BucketFilterKind } from '../db/countTables.js';
+import { COUNT_TABLES, ID_BAND_MODE_TABLE, ID_FILTER_TABLES, ID_MONTH_TABLE, MONTH_FILTER_TABLES, type BucketFilterKind } from '../db/countTables.js';
 import type { ScopeOn } from './scope.js';
 import { dayRangeConditions } from './filters.js';
 
@@ -33,12 +33,13 @@ export function monthCountsTable(kinds: readonly BucketFilterKind[]): string {
 /**
  * The id-block counts to sum for QSOs in id order with these kinds of filter (an id-bounded
  * total, an ADIF page's start): per block alone without filters, per block and that kind with
- * one kind; null with several (no such table: the total counts QSOs, the page skips from the
- * start).
+ * one kind, per block, band and mode with those two; null with another combination (no such
+ * table: the total counts QSOs, the page skips from the start).
  */
 export function idCountsTable(kinds: readonly BucketFilterKind[]): string | null {
   if (kinds.length === 0) return 'qso_id_counts';
-  return kinds.length === 1 ? ID_FILTER_TABLES[kinds[0]!].name : null;
+  if (kinds.length === 1) return ID_FILTER_TABLES[kinds[0]!].name;
+  return kinds.length === 2 && kinds.includes('band') && kinds.includes('mode') ? ID_BAND_MODE_TABLE.name : null;
 }
 
 /** qso_id_counts counts QSOs per block of this many consecutive ids (fixed by its trigger). */

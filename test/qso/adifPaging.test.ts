@@ -100,11 +100,12 @@ t.test('id-bounded totals stay exact under concurrent writers', async (t) => {
     const found: string[] = [];
     const cases: Array<[string, Principal, Record<string, string>]> = [];
     for (const since of [0, Math.floor(span!.top / 3), Math.floor((2 * span!.top) / 3), span!.top - 5]) {
-      // One kind of filter sums that kind's id-block counts; two kinds count the smaller side.
-      for (const filter of [{}, { band: '20m' }, { mode: 'FT4' }, { qsl_filter: 'lotw' }, { band: '20m', mode: 'FT8' }] as Array<Record<string, string>>) {
+      // One kind of filter sums that kind's id-block counts, band and mode theirs (sql/026);
+      // other pairs count the smaller side.
+      for (const filter of [{}, { band: '20m' }, { mode: 'FT4' }, { qsl_filter: 'lotw' }, { band: '20m', mode: 'FT8' }, { band: '20m', qsl_filter: 'lotw' }] as Array<Record<string, string>>) {
         cases.push([`owner since ${since} ${JSON.stringify(filter)}`, owner, { format: 'adif', since_id: String(since), ...filter }]);
       }
-      for (const filter of [{}, { band: '20m' }, { mode: 'FT8' }] as Array<Record<string, string>>) {
+      for (const filter of [{}, { band: '20m' }, { mode: 'FT8' }, { band: '40m', mode: 'FT4' }] as Array<Record<string, string>>) {
         cases.push([`member since ${since} ${JSON.stringify(filter)}`, memberPrincipal, { format: 'adif', since_id: String(since), ...filter }]);
       }
       // Dates: from the months less what lies beyond the cut without since_id; with it, from the

@@ -29,6 +29,8 @@ const FILTERS: ReadonlyArray<readonly [query: string, condition: string]> = [
   ['band=SAT', "prop_mode = 'SAT'"],
   ['mode=FT4', "(mode = 'FT4' OR submode = 'FT4')"],
   ['mode=CW&band=40m', "(mode = 'CW' OR submode = 'CW') AND band = '40m'"],
+  ['band=SAT&mode=FT4', "prop_mode = 'SAT' AND (mode = 'FT4' OR submode = 'FT4')"],
+  ['band=2m&qsl_filter=lotw', "band = '2m' AND lotw_qsl_rcvd = 'Y'"],
   ['qsl_filter=lotw,qsl', "(lotw_qsl_rcvd = 'Y' OR qsl_rcvd = 'Y')"],
 ];
 
@@ -85,7 +87,7 @@ t.test('deep pages start from their month and are the same pages as a plain OFFS
     t.same(await adifCalls(`station_id=${op.stationId}&per_page=100&page=120`), await expectedCalls([op.stationId], 100, 120), `${label}: ADIF, one location`);
     t.same(await adifCalls('band=20m&per_page=100&page=60'), await expectedCalls([op.stationId, portable], 100, 60, "band = '20m'"), `${label}: ADIF with a filter`);
     // ADIF by page with one kind of filter: from its block of ids in that kind's counts (sql/022);
-    // with two kinds (mode and band) from the start, as before.
+    // band and mode together from theirs (sql/026); band with qsl_filter from the start.
     let filledAdifPages = 0;
     for (const [query, condition] of FILTERS) {
       for (const [perPage, page] of [[1000, 11], [7, 1500], [3000, 4], [100, 119]] as const) {
@@ -98,6 +100,8 @@ t.test('deep pages start from their month and are the same pages as a plain OFFS
     for (const [perPage, page] of [[1000, 6], [50, 201]] as const) {
       t.same(await adifCalls(`station_id=${portable}&qsl_filter=lotw&per_page=${perPage}&page=${page}`), await expectedCalls([portable], perPage, page, "lotw_qsl_rcvd = 'Y'"), `${label}: ADIF, one location, qsl_filter, page ${page}`);
       t.same(await adifCalls(`band=SAT&per_page=${perPage}&page=${page}`, member.token), await expectedCalls([club.clubStationId], perPage, page, `operator = '${member.callsign}' AND prop_mode = 'SAT'`), `${label}: a club member's ADIF band=SAT page ${page}`);
+      t.same(await adifCalls(`band=40m&mode=CW&per_page=${perPage}&page=${page}`, member.token),
+        await expectedCalls([club.clubStationId], perPage, page, `operator = '${member.callsign}' AND band = '40m' AND (mode = 'CW' OR submode = 'CW')`), `${label}: a club member's ADIF band=40m&mode=CW page ${page}`);
     }
     // ADIF pages of a range of dates in a log at random times: a short range read by time and
     // sorted by id, a long one from the blocks of ids holding it; the same pages either way,

@@ -62,6 +62,7 @@ async function countTableMismatches(db: pg.Pool): Promise<string[]> {
     ['qso_id_band_counts', 'station_id, operator, block, band, prop_mode', blockwise],
     ['qso_id_mode_counts', 'station_id, operator, block, mode, submode', blockwise],
     ['qso_id_qsl_counts', `station_id, operator, block, ${qslColumns}`, blockwise],
+    ['qso_id_band_mode_counts', 'station_id, operator, block, band, prop_mode, mode, submode', blockwise],
     ['qso_id_month_counts', 'station_id, operator, block, month', `SELECT station_id, operator, id / 4096 AS block, date_trunc('month', time_on) AS month FROM qso`],
     ['qso_dxcc_counts', 'station_id, operator, dxcc, qsl_rcvd, lotw_qsl_rcvd', `SELECT station_id, operator, dxcc, ${bucket} FROM qso`],
     // A row per type received 'Y' with a date, in the month of that date.

@@ -46,7 +46,8 @@ async function sortsMatches(client: Pick<pg.PoolClient, 'query'>, list: ListQuer
 /**
  * The blocks of ids that hold an ADIF page's matches, from the counts (idSeekSql), or null where
  * no table counts them or skipping from the start costs as little: unfiltered pages before
- * offset 10,000, two kinds of filter, a range of dates with a kind of filter.
+ * offset 10,000, two kinds of filter other than band and mode, a range of dates with a kind of
+ * filter.
  */
 function blockRowsOf(list: ListQuery, params: SqlParams, all: ScopeOn): string | null {
   const kinds = list.bucketFilterKinds;
@@ -66,11 +67,12 @@ function blockRowsOf(list: ListQuery, params: SqlParams, all: ScopeOn): string |
  * one kind of filter (per kind, sql/022) or a range of dates (per month, sql/023), which then
  * reads only the blocks that hold its matches, unless reading every match and sorting them
  * costs less (a filter few QSOs match, spread over the log; a range of dates in a log not
- * stored in time order). A range of dates with one kind of filter: its matches sorted where that
- * costs less than the walk in id order (sortsMatches). Two kinds of filter (band and mode) walk
- * from the start: they have no table of counts, and no index of their own (the planner's blind
- * choice among the others read a whole location's duplicate index: band=20m&mode=CW page 15,
- * 229 ms). Ask in the page's snapshot, as its total.
+ * stored in time order); band and mode together the same way, from their own id-block counts
+ * (sql/026). A range of dates with one kind of filter: its matches sorted where that costs less
+ * than the walk in id order (sortsMatches). Other pairs of kinds (band or mode with qsl_filter)
+ * walk from the start: they have no table of counts, and no index of their own (the planner's
+ * blind choice among the others read a whole location's duplicate index: band=20m&mode=CW page
+ * 15, 229 ms, before sql/026). Ask in the page's snapshot, as its total.
  */
 export async function pageSeek(client: Pick<pg.PoolClient, 'query'>, list: ListQuery): Promise<PageSeek | null> {
   const { offset, perPage } = list.pagination;
@@ -89,7 +91,9 @@ export async function pageSeek(client: Pick<pg.PoolClient, 'query'>, list: ListQ
       );
       const window = rows[0];
       if (window === undefined) return null;
-      if (window.walked > sortCost(window.matches, offset + perPage)) return { order: 'sorted', skipped: 0 };
+      // Band and mode together have no index to read their matches from (only one of them), but
+      // their walk reads qso_station_id alone (sql/027).
+      if (kinds.length < 2 && window.walked > sortCost(window.matches, offset + perPage)) return { order: 'sorted', skipped: 0 };
       return { order: 'id', fromId: window.from_id, skipped: window.skipped, toId: window.to_id };
     }
     if (!dated || kinds.length > 1) return null;

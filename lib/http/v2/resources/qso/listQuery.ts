@@ -227,10 +227,15 @@ export function pageSql(list: ListQuery, output: PageOutput = QSO_OBJECT_OUTPUT,
   const merged = stations.length >= 1 && stations.length <= MAX_MERGE_BRANCHES;
 
   const sortsMatches = seek?.order === 'sorted';
+  // In id order with band and mode alone, qso_station_id (which includes them, sql/027) tells
+  // which QSOs match without their rows: the page picks its ids from the index and reads only
+  // its own rows, not every row it passes.
+  const idIndexFilters = !byTime && list.bucketFilterKinds.length > 0 && list.callsign === null
+    && list.days.from === null && list.days.to === null && list.bucketFilterKinds.every((kind) => kind !== 'qsl');
   // A page from the start of an id range (every page a client follows by since_id) has nothing
   // to skip: whole rows are read in id order straight from each location's qso_station_id, as
   // the export reads them, without the deferred join's primary-key lookup per row.
-  if (!byTime && offset === 0 && !sortsMatches) {
+  if (!byTime && offset === 0 && !sortsMatches && !idIndexFilters) {
     const conditions = conditionsWith(list.filters(params));
     const rows = (scoped: string) => `SELECT ${output.select} FROM qso q ${output.joins} WHERE ${scoped} ORDER BY q.id LIMIT ${limit}`;
     const text = merged
@@ -244,6 +249,8 @@ export function pageSql(list: ListQuery, output: PageOutput = QSO_OBJECT_OUTPUT,
   // index for a range of dates) and sorts them, rather than walk qso_station_id in order until
   // enough match (its estimate of how many match is blind: COPY's values arrive as settings).
   const candidateOrder = sortsMatches ? '(q.id + 0)' : order('q.');
+  // What the candidates carry: the columns of their order.
+  const keys = (alias: string) => (byTime ? `${alias}id, ${alias}time_on` : `${alias}id`);
   let candidates: string;
   if (merged) {
     const reach = `${params.add(offset + perPage)}::bigint`;
@@ -254,12 +261,12 @@ export function pageSql(list: ListQuery, output: PageOutput = QSO_OBJECT_OUTPUT,
     const variants = (split ? list.filterVariants(params) : [list.filters(params)]).map(conditionsWith);
     const branches = stations.flatMap((station) => {
       const located = `q.station_id = ${params.add(station)}::int`;
-      return variants.map((conditions) => `(SELECT q.id, q.time_on FROM qso q WHERE ${located} AND ${conditions}
+      return variants.map((conditions) => `(SELECT ${keys('q.')} FROM qso q WHERE ${located} AND ${conditions}
                       ORDER BY ${candidateOrder} LIMIT ${reach})`);
     });
-    candidates = `SELECT id, time_on FROM (${branches.join(' UNION ALL ')}) u ORDER BY ${order('')} LIMIT ${limit} OFFSET ${skip}`;
+    candidates = `SELECT ${keys('')} FROM (${branches.join(' UNION ALL ')}) u ORDER BY ${order('')} LIMIT ${limit} OFFSET ${skip}`;
   } else {
-    candidates = `SELECT q.id, q.time_on FROM qso q WHERE ${conditionsWith(list.filters(params))} ORDER BY ${candidateOrder} LIMIT ${limit} OFFSET ${skip}`;
+    candidates = `SELECT ${keys('q.')} FROM qso q WHERE ${conditionsWith(list.filters(params))} ORDER BY ${candidateOrder} LIMIT ${limit} OFFSET ${skip}`;
   }
   const outputOrder = list.format === 'json' ? order('p.') : 'p.id';
   return {
