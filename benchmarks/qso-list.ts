@@ -102,9 +102,12 @@ const scenarios: Array<[string, string]> = [
   ['format=adif, qso_since/qso_until (one year), page 50', '?format=adif&qso_since=2016-01-01&qso_until=2016-12-31&page=50'],
   // A follower of part of the log: its total summed from the blocks of the range's months.
   ['qso_since (from a partial month), since_id half-way', `?qso_since=2016-03-05&since_id=${middle}`],
-  // Two kinds of filter in id order: no counts of their own, walked from the start.
+  // Band and mode together in id order: from their blocks of ids (sql/026), ids picked from
+  // qso_station_id (sql/027).
   ['format=adif, band=20m&mode=CW', '?format=adif&band=20m&mode=CW'],
   ['format=adif, band=20m&mode=CW, page 15', '?format=adif&band=20m&mode=CW&page=15'],
+  // A sync tool following one band and mode by since_id.
+  ['format=adif, band=20m&mode=CW, since_id half-way', `?format=adif&band=20m&mode=CW&since_id=${middle}`],
 ];
 
 // --- EXPLAIN of the list queries ------------------------------------------------------------
