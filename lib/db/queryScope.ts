@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
+import { connectionsClosed, endPool } from './poolEnd.js';
 
 /**
  * The database work of one unit of work (an HTTP request): every connection it checks out of a
@@ -76,9 +77,12 @@ export class ScopedPool extends pg.Pool {
     for (const client of held) client.release(new AbandonedError('the request was abandoned by its client'));
   }
 
+  /** Resolves once every connection, and the control pool's, has closed (connectionsClosed). */
   override async end(): Promise<void> {
+    const closed = connectionsClosed(this);
     await super.end();
-    await this.control.end();
+    await closed;
+    await endPool(this.control);
   }
 }
 

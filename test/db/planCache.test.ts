@@ -11,6 +11,7 @@ import { newRow, rowValues } from '../../lib/import/rowValues.js';
 import { findVisibleQso } from '../../lib/qso/repository.js';
 import { createOperator } from '../helpers/fixtures.js';
 import { testDatabase } from '../helpers/db.js';
+import { endPool } from '../../lib/db/poolEnd.js';
 
 /**
  * The statements every small request runs (the token or key look-up, a lone create's INSERT,
@@ -55,6 +56,6 @@ t.test('the statements of a small request keep one plan per connection', async (
       t.ok((counted?.custom ?? RUNS) <= 5, `${name}: planned for its values at most five times (PostgreSQL's trial), not ${counted?.custom}`);
     }
   } finally {
-    await connection.end();
+    await endPool(connection);
   }
 });
