@@ -106,6 +106,8 @@ const scenarios: Array<[string, string]> = [
   // qso_station_id (sql/027).
   ['format=adif, band=20m&mode=CW', '?format=adif&band=20m&mode=CW'],
   ['format=adif, band=20m&mode=CW, page 15', '?format=adif&band=20m&mode=CW&page=15'],
+  // A kind with qsl_filter: no counts of their own, walked from the start (ids from qso_station_id).
+  ['format=adif, band=20m&qsl_filter=lotw', '?format=adif&band=20m&qsl_filter=lotw'],
   // A sync tool following one band and mode by since_id.
   ['format=adif, band=20m&mode=CW, since_id half-way', `?format=adif&band=20m&mode=CW&since_id=${middle}`],
 ];

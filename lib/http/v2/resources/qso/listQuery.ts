@@ -227,11 +227,11 @@ export function pageSql(list: ListQuery, output: PageOutput = QSO_OBJECT_OUTPUT,
   const merged = stations.length >= 1 && stations.length <= MAX_MERGE_BRANCHES;
 
   const sortsMatches = seek?.order === 'sorted';
-  // In id order with band or mode as its only filters, qso_station_id (which includes them,
-  // sql/027) tells which QSOs match without their rows: the page picks its ids from the index
-  // and reads only its own rows, not every row it passes.
+  // In id order with band, mode or qsl_filter as its only filters, qso_station_id (which
+  // includes their columns, sql/027) tells which QSOs match without their rows: the page picks
+  // its ids from the index and reads only its own rows, not every row it passes.
   const idIndexFilters = !byTime && list.bucketFilterKinds.length > 0 && list.callsign === null
-    && list.days.from === null && list.days.to === null && list.bucketFilterKinds.every((kind) => kind !== 'qsl');
+    && list.days.from === null && list.days.to === null;
   // A page from the start of an id range (every page a client follows by since_id) has nothing
   // to skip: whole rows are read in id order straight from each location's qso_station_id, as
   // the export reads them, without the deferred join's primary-key lookup per row.
