@@ -90,13 +90,20 @@ t.test('deep pages start from their month and are the same pages as a plain OFFS
     // band and mode together from theirs (sql/026); band with qsl_filter from the start.
     let filledAdifPages = 0;
     for (const [query, condition] of FILTERS) {
-      for (const [perPage, page] of [[1000, 11], [7, 1500], [3000, 4], [100, 119]] as const) {
+      for (const [perPage, page] of [[1000, 1], [1000, 11], [7, 1500], [3000, 4], [100, 119]] as const) {
         const calls = await adifCalls(`${query}&per_page=${perPage}&page=${page}`);
         t.same(calls, await expectedCalls([op.stationId, portable], perPage, page, condition), `${label}: ADIF ${query}, per_page ${perPage}, page ${page}`);
         if (calls.length > 0) filledAdifPages++;
       }
     }
     t.ok(filledAdifPages >= 10, `${label}: ${filledAdifPages} of the filtered deep ADIF pages hold QSOs`);
+    // Followed by since_id (a sync tool's page: from the start of its id range, ids picked from
+    // qso_station_id where the filters are band, mode, qsl_filter).
+    const { rows: [middle] } = await db.query<{ id: number }>('SELECT (min(id) + max(id)) / 2 AS id FROM qso WHERE station_id = ANY($1)', [[op.stationId, portable]]);
+    for (const [query, condition] of FILTERS) {
+      t.same(await adifCalls(`${query}&since_id=${middle!.id}&per_page=500`), await expectedCalls([op.stationId, portable], 500, 1, `${condition} AND id > ${middle!.id}`),
+        `${label}: ADIF ${query} from since_id`);
+    }
     for (const [perPage, page] of [[1000, 6], [50, 201]] as const) {
       t.same(await adifCalls(`station_id=${portable}&qsl_filter=lotw&per_page=${perPage}&page=${page}`), await expectedCalls([portable], perPage, page, "lotw_qsl_rcvd = 'Y'"), `${label}: ADIF, one location, qsl_filter, page ${page}`);
       t.same(await adifCalls(`band=SAT&per_page=${perPage}&page=${page}`, member.token), await expectedCalls([club.clubStationId], perPage, page, `operator = '${member.callsign}' AND prop_mode = 'SAT'`), `${label}: a club member's ADIF band=SAT page ${page}`);
