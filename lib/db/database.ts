@@ -75,7 +75,12 @@ function scopedPool(url: string, max: number, options: OpenOptions): ScopedPool 
   const control = new pg.Pool({ connectionString: url, max: 1 });
   const config = { connectionString: url, max, min: Math.min(KEPT_CONNECTIONS, max), idleTimeoutMillis: idleTimeoutMs, options: CONNECTION_OPTIONS };
   const pool = new ScopedPool({ ...config, ...timeout }, control);
-  for (const each of [pool, control]) each.on('error', (error) => logger.error('idle database connection failed', { error: error.message }));
+  for (const each of [pool, control]) {
+    each.on('error', (error, client) => {
+      if (each === pool && pool.wasAbandoned(client)) return;
+      logger.error('idle database connection failed', { error: error.message });
+    });
+  }
   // Queued ahead of whatever the connection was checked out for. A connection that fails here
   // fails that work's query as well, which reports it: a connection ended under it (a request
   // cancelled by its client going away, the server shutting down) is no news of its own.

@@ -9,7 +9,17 @@ import { connectionsClosed, endPool } from './poolEnd.js';
  */
 export class QueryScope {
   abandoned = false;
-  readonly held = new Set<pg.PoolClient>();
+  readonly held = new Set<CheckOut>();
+}
+
+/**
+ * One check-out of a connection by a scope: its backend and the release of this check-out. The
+ * pool hands the same Client object to the next check-out with a release of its own, so
+ * abandon() must never go through `client.release` once the scope has let the connection go.
+ */
+interface CheckOut {
+  pid: number | null;
+  release(error: Error): void;
 }
 
 const scopes = new AsyncLocalStorage<QueryScope>();
@@ -44,6 +54,13 @@ type ConnectCallback = (err: Error | undefined, client: pg.PoolClient | undefine
  * the connection: the pool opens a fresh one when it needs it.
  */
 export class ScopedPool extends pg.Pool {
+  /**
+   * Connections discarded because their scope was abandoned: their backend's termination may
+   * arrive after the pool took them back to close them, as an 'error' of the pool that is news
+   * to nobody (wasAbandoned).
+   */
+  private readonly abandonedClients = new WeakSet<pg.Client>();
+
   /** `control` runs pg_terminate_backend: a separate pool, so it never waits behind the work it stops. */
   constructor(config: pg.PoolConfig, private readonly control: pg.Pool) {
     super(config);
@@ -54,7 +71,7 @@ export class ScopedPool extends pg.Pool {
   override connect(callback?: ConnectCallback): Promise<pg.PoolClient> | void {
     const scope = scopes.getStore();
     const guarded = super.connect().then(guardConnection);
-    const checkedOut = scope === undefined ? guarded : guarded.then((client) => adopt(scope, client));
+    const checkedOut = scope === undefined ? guarded : guarded.then((client) => adopt(scope, client, this.abandonedClients));
     if (callback === undefined) return checkedOut;
     checkedOut.then(
       (client) => callback(undefined, client, (release) => client.release(release as boolean | Error | undefined)),
@@ -70,11 +87,18 @@ export class ScopedPool extends pg.Pool {
    * a few abandoned lists would hold every connection of the bulk pool for good.
    */
   async abandon(scope: QueryScope): Promise<void> {
+    // From here on the scope's releases discard their connections (adopt): one handed back while
+    // its backend is being terminated must not be lent to another request.
     scope.abandoned = true;
     const held = [...scope.held];
-    const pids = held.map(backendPid).filter((pid): pid is number => pid !== null);
+    const pids = held.map((checkOut) => checkOut.pid).filter((pid): pid is number => pid !== null);
     if (pids.length > 0) await this.control.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [pids]);
-    for (const client of held) client.release(new AbandonedError('the request was abandoned by its client'));
+    for (const checkOut of held) checkOut.release(new AbandonedError('the request was abandoned by its client'));
+  }
+
+  /** Whether `client` (of an 'error' event of the pool) was discarded because its scope was abandoned. */
+  wasAbandoned(client: pg.Client): boolean {
+    return this.abandonedClients.has(client);
   }
 
   /** Resolves once every connection, and the control pool's, has closed (connectionsClosed). */
@@ -104,21 +128,27 @@ function guardConnection(client: pg.PoolClient): pg.PoolClient {
   return client;
 }
 
-function adopt(scope: QueryScope, client: pg.PoolClient): pg.PoolClient {
+function adopt(scope: QueryScope, client: pg.PoolClient, abandonedClients: WeakSet<pg.Client>): pg.PoolClient {
   if (scope.abandoned) {
     client.release();
     throw new AbandonedError('the request was abandoned by its client');
   }
-  scope.held.add(client);
   // The pool gives every check-out a release function of its own, so wrapping it is per check-out.
   // Released once: abandon() may hand the connection back before the work using it does.
   const release = client.release;
   let released = false;
-  client.release = (error?: boolean | Error) => {
-    if (released) return;
-    released = true;
-    scope.held.delete(client);
-    return release(error);
+  const checkOut: CheckOut = {
+    pid: backendPid(client),
+    release(error?: boolean | Error) {
+      if (released) return;
+      released = true;
+      scope.held.delete(checkOut);
+      if (!scope.abandoned) return release(error);
+      abandonedClients.add(client);
+      return release(error instanceof Error ? error : new AbandonedError('the request was abandoned by its client'));
+    },
   };
+  scope.held.add(checkOut);
+  client.release = checkOut.release;
   return client;
 }

@@ -43,3 +43,32 @@ t.test('abandoned cursor streams give their connections back to the pool', async
   t.equal(next, 'connected', 'a new request gets a connection');
   t.equal(pool.totalCount <= pool.options.max, true);
 });
+
+t.test('a connection its abandoned request releases while being terminated is never lent again', async (t) => {
+  const db = await testDatabase(t);
+  const pool = db.bulkPool;
+  // Every connection of the pool but one taken, so the next check-out is the one just released.
+  const others = await Promise.all(Array.from({ length: pool.options.max - 1 }, () => pool.connect()));
+  t.teardown(() => others.forEach((client) => client.release()));
+  const idleFailures: string[] = [];
+  pool.on('error', (error, client) => void (pool.wasAbandoned(client) || idleFailures.push(error.message)));
+  for (let round = 0; round < 5; round++) {
+    const scope = new QueryScope();
+    const client = await runInQueryScope(scope, () => pool.connect());
+    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    // The client goes away just as its request finishes: abandon() has its connection in hand
+    // and is terminating the backend when the work hands the connection back.
+    const abandoning = pool.abandon(scope);
+    client.release();
+    const bystander = await pool.connect();
+    try {
+      const { rows: mine } = await bystander.query<{ pid: number; slept: string }>('SELECT pg_backend_pid() AS pid, pg_sleep(0.2)::text AS slept');
+      t.not(mine[0]!.pid, rows[0]!.pid, `round ${round}: the next request gets another backend`);
+    } finally {
+      bystander.release();
+      await abandoning;
+    }
+  }
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  t.same(idleFailures, [], 'no connection the pool kept was terminated');
+});
