@@ -2,7 +2,10 @@
  * Abandoned heavy requests against cheap ones (issue 16, goal 5): `GET /api/v2/qso/{id}` latency
  * from one client, first alone, then while 100 heavy list requests are started and abandoned by
  * their clients. Logs as in benchmarks/qso-list.ts (1M owned + 1M foreign QSOs, interleaved);
- * the server runs in this process (one API process, its two pools as configured). A heavy list
+ * the server is `logbook serve` as an operator starts it (its own processes, `--workers` the
+ * CPUs by default; needs `npm run build`), or with --in-process one API process inside this one,
+ * as until 2026-11-27's sixth session, whose event loop then also ran the benchmark's clients
+ * (the heavy lists' fetch, gunzip included, and the GETs being timed). A heavy list
  * is one whose page query still reads most of the log: an ADIF page of band with qsl_filter at
  * offset 5,000 in id order, which no counts shorten, so the page walks the ids past every QSO
  * before it (until 2026-11-27 a JSON page of one filter, then an ADIF page of one filter, then
@@ -12,8 +15,10 @@
  * statements is still running.
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/abandon.ts \
- *     [--qsos 1000000] [--heavy 100] [--abandon-ms 300] [--runs 200] [--keep]
+ *     [--qsos 1000000] [--heavy 100] [--abandon-ms 300] [--runs 200] [--keep] [--reuse <db>]
+ *     [--workers N | --in-process]
  */
+import { availableParallelism, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { buildConfig } from '../lib/config.js';
 import { createLogger } from '../lib/log.js';
@@ -22,16 +27,21 @@ import { compactQsoCounts } from '../lib/qso/counts.js';
 import { generateLogs } from './lib/generatedLog.js';
 import { numberOption, percentile, scratchDatabase, secondsSince } from './lib/scratch.js';
 import { closeConnections, sendDiscarding } from './lib/httpClient.js';
+import { startServe } from './lib/serveProcess.js';
 
 const QSOS = numberOption('qsos', 1_000_000);
 const HEAVY = numberOption('heavy', 100);
 const ABANDON_MS = numberOption('abandon-ms', 300);
 const RUNS = numberOption('runs', 200);
+const IN_PROCESS = process.argv.includes('--in-process');
+const WORKERS = numberOption('workers', availableParallelism());
 
 const database = await scratchDatabase('abandon');
 const db = database.pool;
 const { home, token } = await generateLogs(db, QSOS);
-const server = await startServer({ config: buildConfig({}), db: database, logger: createLogger({}, true), port: 0, host: '127.0.0.1' });
+const server = IN_PROCESS
+  ? await startServer({ config: buildConfig({}), db: database, logger: createLogger({}, true), port: 0, host: '127.0.0.1' })
+  : await startServe(database.url, { workers: WORKERS });
 await compactQsoCounts(db, 0);
 const headers = { authorization: `Bearer ${token}` };
 const { rows: ids } = await db.query<{ id: number }>('SELECT id FROM qso WHERE station_id = $1 ORDER BY random() LIMIT $2', [home, RUNS]);
@@ -104,18 +114,15 @@ const lingering = await heavyStillRunning();
 
 const line = (label: string, times: number[]) =>
   `| ${label} | ${times.length} | ${percentile(times, 50).toFixed(1)} | ${percentile(times, 99).toFixed(1)} | ${times[times.length - 1]!.toFixed(1)} |`;
-console.log(`\none heavy list alone: ${heavyMs.map((ms) => ms.toFixed(0)).join(', ')} ms (${heavyUrl.replace(server.url, '')})`);
+console.log(`\nserver: ${IN_PROCESS ? 'in this process (--in-process)' : `logbook serve --workers ${WORKERS}`}; load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
+console.log(`one heavy list alone: ${heavyMs.map((ms) => ms.toFixed(0)).join(', ')} ms (${heavyUrl.replace(server.url, '')})`);
 console.log(`heavy lists: ${HEAVY} started over 1 s, each abandoned after ${ABANDON_MS} ms: ${abandoned} abandoned, ${answered} answered first`);
 console.log(`\n| GET /api/v2/qso/{id} | requests | p50 ms | p99 ms | max ms |\n|---|---|---|---|---|`);
 console.log(line('alone', alone));
 console.log(line(`while ${HEAVY} heavy lists are started and abandoned`, during));
 console.log(`\nheavy list statements still running 0.5 s after the last was abandoned: ${lingering}; target p99 < 100 ms: ${percentile(during, 99) < 100 ? 'met' : 'missed'}`);
 
-if (process.argv.includes('--debug-close')) {
-  console.log('closing the server');
-  setInterval(() => console.log(`  waiting: ${(server.server as unknown as { _connections: number })._connections} connections, pool total ${db.totalCount} idle ${db.idleCount} waiting ${db.waitingCount}, bulk total ${database.bulkPool.totalCount} idle ${database.bulkPool.idleCount} waiting ${database.bulkPool.waitingCount}`), 2000).unref();
-}
 closeConnections();
-await server.close();
-if (process.argv.includes('--debug-close')) console.log('server closed');
+if ('stop' in server) await server.stop();
+else await server.close();
 await database.dispose();
