@@ -26,6 +26,9 @@ t.test('lookup resource', async (t) => {
     { station_id: op.stationId, call: 'DL1ABC', time_on: '2024-02-01 10:00:00', band: '40m', mode: 'CW', dxcc: 230, name: '', gridsquare: 'JO62', lotw_qsl_rcvd: 'Y' },
     { station_id: op.stationId, call: 'DK2XX', time_on: '2024-03-01 10:00:00', band: '20m', mode: 'FT8', dxcc: 230, qsl_rcvd: 'Y' },
     { station_id: second, call: 'W1AW', time_on: '2024-04-01 10:00:00', band: '2m', mode: 'FM', prop_mode: 'SAT', dxcc: 291, gridsquare: '', vucc_grids: 'FN31,FN42' },
+    // Locators that name no 4-character square: never in grid=all.
+    { station_id: second, call: 'N0GRID', time_on: '2024-04-02 10:00:00', band: '2m', mode: 'FM', dxcc: 291, gridsquare: 'FN3', vucc_grids: 'FN,ZZ99' },
+    { station_id: second, call: 'N0GRID', time_on: '2024-04-03 10:00:00', band: '2m', mode: 'FM', dxcc: 291, gridsquare: 'ZZ99AA' },
     { station_id: op.stationId, call: 'K1ABC', time_on: '2024-05-01 10:00:00', band: '6m', mode: 'SSB', dxcc: 291, gridsquare: 'FN20', eqsl_qsl_rcvd: 'Y', state: 'CT', cnty: 'CT,Hartford' },
     { station_id: other.stationId, call: 'G4ABC', time_on: '2024-01-01 10:00:00', band: '20m', mode: 'SSB', dxcc: 223, gridsquare: 'IO91', qsl_rcvd: 'Y' },
   ]);
