@@ -59,6 +59,11 @@ export interface Config {
   trust_proxy: boolean | number;
   /** PostgreSQL statement_timeout of the API's connections, in ms (0: none); exports and imports are exempt. */
   statement_timeout_ms: number;
+  /**
+   * How long an answer may wait on a client that reads none of it before the connection is
+   * closed (and the request treated as abandoned), in ms (0: no limit).
+   */
+  response_stall_timeout_ms: number;
 }
 
 type ConfigFile = Partial<Config>;
@@ -115,6 +120,7 @@ const configSchema: JSONSchemaType<ConfigFile> = {
     },
     trust_proxy: { anyOf: [{ type: 'boolean' }, { type: 'integer', minimum: 0, maximum: 16 }, { type: 'null' }] },
     statement_timeout_ms: { type: 'integer', minimum: 0, maximum: 86_400_000, nullable: true },
+    response_stall_timeout_ms: { type: 'integer', minimum: 0, maximum: 86_400_000, nullable: true },
     import_jobs: {
       type: 'object',
       nullable: true,
@@ -175,6 +181,7 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env, context: Con
     import_jobs: { max_active_per_owner: 3, max_spool_bytes: 4 * 1024 * 1024 * 1024, concurrency: 1 },
     trust_proxy: false,
     statement_timeout_ms: 30_000,
+    response_stall_timeout_ms: 60_000,
   };
 }
 

@@ -11,6 +11,8 @@ t.test('defaults', async (t) => {
   t.ok(config.max_body_bytes >= 200 * 1024 * 1024, 'admits a 200 MB ADIF import');
   t.equal(config.metrics.path, '/metrics');
   t.equal(config.rate_limit_store, 'memory');
+  t.equal(config.response_stall_timeout_ms, 60_000, 'a client reading nothing is dropped after a minute');
+  t.equal(buildConfig({ response_stall_timeout_ms: 0 }, {}).response_stall_timeout_ms, 0, '0: never');
 });
 
 t.test('rate-limit store: shared by default when several processes count', async (t) => {
@@ -52,6 +54,7 @@ t.test('a bad value stops start-up with one line naming the key', async (t) => {
     [{ api_rate_limits: { default: { requests: 5 } } }, /^config: api_rate_limits\.default .*window/],
     [{ apiv2_hide_userdata: ['user_callsign'] }, /^config: apiv2_hide_userdata\.0 /],
     [{ max_body_bytes: 'big' }, /^config: max_body_bytes /],
+    [{ response_stall_timeout_ms: -1 }, /^config: response_stall_timeout_ms /],
     [{ metrics: { path: '/api/v2/metrics' } }, /^config: metrics\.path /],
     [[], /^config: /],
   ];

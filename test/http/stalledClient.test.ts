@@ -1,0 +1,88 @@
+import t from 'tap';
+import { connect, type Socket } from 'node:net';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startTestServer } from '../helpers/server.js';
+import { createOperator } from '../helpers/fixtures.js';
+import { seedQsos } from '../helpers/qsoRows.js';
+
+/** QSOs enough for one page of several MB: more than the sockets between the database and the client hold. */
+const QSOS = 5000;
+
+/** QSOS QSOs with long values: a page of several MB. */
+function seedPage(db: Parameters<typeof seedQsos>[0], stationId: number) {
+  return seedQsos(db, [stationId],
+    `INSERT INTO qso (station_id, call, time_on, band, mode, name, qth, comment, notes)
+     SELECT $1, 'W' || n || 'AA', timestamp '2020-01-01' + n * interval '1 minute', '20m', 'CW',
+            repeat('n', 100), repeat('q', 100), repeat('c', 200), repeat('x', 300)
+       FROM generate_series(1, ${QSOS}) n`, [stationId]);
+}
+
+/** Sends a GET and reads only the head of the answer, then stops reading; resolves once the head is in. */
+async function requestAndStopReading(url: URL, path: string, token: string): Promise<{ socket: Socket; head: string; closed: Promise<number> }> {
+  const socket = connect(Number(url.port), url.hostname);
+  await once(socket, 'connect');
+  const closed = once(socket, 'close').then(() => Date.now());
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${token}\r\n\r\n`);
+  const [first] = (await once(socket, 'data')) as [Buffer];
+  socket.pause();
+  return { socket, head: first.toString('latin1').split('\r\n')[0]!, closed };
+}
+
+t.test('a client that stops reading a list page is dropped and its connection freed', async (t) => {
+  const server = await startTestServer(t, { config: { response_stall_timeout_ms: 1000 } });
+  const admin = server.db.pool;
+  const op = await createOperator(admin);
+  await seedPage(admin, op.stationId);
+  const bulk = server.services.bulkDb;
+  for (const path of ['/api/v2/qso?per_page=5000', '/api/v2/qso?format=adif&per_page=5000']) {
+    const stopped = Date.now();
+    const { socket, head, closed } = await requestAndStopReading(new URL(server.url), path, op.token);
+    t.equal(head, 'HTTP/1.1 200 OK', `${path}: the page starts`);
+    await sleep(300);
+    t.equal(bulk.totalCount - bulk.idleCount, 1, `${path}: the page holds its connection while its client reads nothing`);
+    let held = 1;
+    for (let i = 0; i < 500 && held > 0; i++) {
+      await sleep(20);
+      held = bulk.totalCount - bulk.idleCount;
+    }
+    t.equal(held, 0, `${path}: the page's connection is freed`);
+    t.ok(Date.now() - stopped >= 1000, `${path}: not before the stall timeout (${Date.now() - stopped} ms)`);
+    // What the client finds once it reads again: what was sent before the server gave up, then the end.
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    socket.resume();
+    const closedAt = await Promise.race([closed, sleep(10_000).then(() => null)]);
+    t.not(closedAt, null, `${path}: the server closed the connection`);
+    t.notOk(Buffer.concat(received).toString('latin1').endsWith('0\r\n\r\n'), `${path}: the answer is cut short, not complete`);
+    socket.destroy();
+  }
+  const { rows } = await admin.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'");
+  t.equal(rows[0]!.n, 0, 'no snapshot left open');
+  t.equal((await server.request('/api/v2/qso?per_page=1', { token: op.token })).status, 200, 'the pool serves the next list');
+});
+
+t.test('a client that reads slowly, but reads, gets the whole page', async (t) => {
+  const server = await startTestServer(t, { config: { response_stall_timeout_ms: 1000 } });
+  const op = await createOperator(server.db.pool);
+  await seedPage(server.db.pool, op.stationId);
+  const { socket, head, closed } = await requestAndStopReading(new URL(server.url), '/api/v2/qso?format=adif&per_page=5000', op.token);
+  t.equal(head, 'HTTP/1.1 200 OK');
+  let bytes = 0;
+  socket.on('data', (chunk: Buffer) => (bytes += chunk.length));
+  let done = false;
+  void closed.then(() => (done = true));
+  // Reads in short bursts with pauses shorter than the stall timeout, until the chunked body ends.
+  const ended = new Promise<void>((resolve) => socket.on('data', (chunk: Buffer) => chunk.toString('latin1').endsWith('0\r\n\r\n') && resolve()));
+  for (let i = 0; i < 200 && !done; i++) {
+    socket.resume();
+    const finished = await Promise.race([ended.then(() => true), sleep(5).then(() => false)]);
+    if (finished) break;
+    socket.pause();
+    await sleep(700);
+  }
+  t.equal(done, false, 'the server kept the connection');
+  t.ok(bytes > 4_000_000, `the whole page arrived (${bytes} bytes)`);
+  socket.destroy();
+});
