@@ -18,6 +18,7 @@ export class QueryScope {
  * abandon() must never go through `client.release` once the scope has let the connection go.
  */
 interface CheckOut {
+  pool: ScopedPool;
   pid: number | null;
   release(error: Error): void;
 }
@@ -71,7 +72,7 @@ export class ScopedPool extends pg.Pool {
   override connect(callback?: ConnectCallback): Promise<pg.PoolClient> | void {
     const scope = scopes.getStore();
     const guarded = super.connect().then(guardConnection);
-    const checkedOut = scope === undefined ? guarded : guarded.then((client) => adopt(scope, client, this.abandonedClients));
+    const checkedOut = scope === undefined ? guarded : guarded.then((client) => adopt(scope, client, this, this.abandonedClients));
     if (callback === undefined) return checkedOut;
     checkedOut.then(
       (client) => callback(undefined, client, (release) => client.release(release as boolean | Error | undefined)),
@@ -90,7 +91,8 @@ export class ScopedPool extends pg.Pool {
     // From here on the scope's releases discard their connections (adopt): one handed back while
     // its backend is being terminated must not be lent to another request.
     scope.abandoned = true;
-    const held = [...scope.held];
+    // A scope spans pools: each terminates its own check-outs, through its own control pool.
+    const held = [...scope.held].filter((checkOut) => checkOut.pool === this);
     const pids = held.map((checkOut) => checkOut.pid).filter((pid): pid is number => pid !== null);
     if (pids.length > 0) await this.control.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [pids]);
     for (const checkOut of held) checkOut.release(new AbandonedError('the request was abandoned by its client'));
@@ -128,7 +130,7 @@ function guardConnection(client: pg.PoolClient): pg.PoolClient {
   return client;
 }
 
-function adopt(scope: QueryScope, client: pg.PoolClient, abandonedClients: WeakSet<pg.Client>): pg.PoolClient {
+function adopt(scope: QueryScope, client: pg.PoolClient, pool: ScopedPool, abandonedClients: WeakSet<pg.Client>): pg.PoolClient {
   if (scope.abandoned) {
     client.release();
     throw new AbandonedError('the request was abandoned by its client');
@@ -138,6 +140,7 @@ function adopt(scope: QueryScope, client: pg.PoolClient, abandonedClients: WeakS
   const release = client.release;
   let released = false;
   const checkOut: CheckOut = {
+    pool,
     pid: backendPid(client),
     release(error?: boolean | Error) {
       if (released) return;
