@@ -1,12 +1,16 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testDatabase } from './helpers/db.js';
 import { WORKER_V8_FLAGS } from '../lib/cli/serveProcesses.js';
 import { logbookBin } from './helpers/bin.js';
+import { createOperator } from './helpers/fixtures.js';
+import { seedLongQsos } from './helpers/qsoRows.js';
 
 /** A GET on a connection of its own: the cluster hands out connections, not requests. */
 function getStatus(url: string): Promise<number> {
@@ -28,6 +32,61 @@ function alive(pid: number): boolean {
     return false;
   }
 }
+
+/** `logbook serve` on a free port with these arguments; resolves with its URL once it listens. */
+async function startServe(t: Test, databaseUrl: string, args: string[]): Promise<{ url: string; child: ReturnType<typeof spawn>; exited: Promise<number | null> }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, LOGBOOK_QUIET: '0' };
+  delete env.REDIS_URL;
+  const child = spawn(process.execPath, [logbookBin, 'serve', '--port', '0', ...args], { env });
+  let log = '';
+  child.stderr!.on('data', (chunk: Buffer) => void (log += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  t.teardown(() => void child.kill('SIGKILL'));
+  const url = await new Promise<string>((resolve, reject) => {
+    const poll = setInterval(() => {
+      const match = /"msg":"listening".*"url":"([^"]+)"/.exec(log);
+      if (match) {
+        clearInterval(poll);
+        resolve(match[1]!);
+      }
+    }, 20);
+    void exited.then(() => reject(new Error(`serve exited: ${log}`)));
+  });
+  return { url, child, exited };
+}
+
+t.test('the instance runs four heavy statements at once, whatever --workers is', async (t) => {
+  const db = await testDatabase(t);
+  const op = await createOperator(db.pool);
+  await seedLongQsos(db.pool, op.stationId, 5000);
+  // Pages of several MB whose clients read nothing: each holds its bulk connection (its COPY,
+  // in its snapshot) until the stall timeout, so the held ones are the bulk connections there are.
+  const heldPages = async () => (await db.pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_stat_activity
+      WHERE datname = current_database() AND state <> 'idle' AND query LIKE 'COPY (SELECT%'`)).rows[0]!.n;
+  for (const [workers, expected] of [[2, 4], [1, 4]] as const) {
+    const { url, child, exited } = await startServe(t, db.url, ['--workers', String(workers)]);
+    const { hostname, port, host } = new URL(url);
+    const sockets: Socket[] = [];
+    for (let i = 0; i < 6; i++) {
+      const socket = connect(Number(port), hostname);
+      await once(socket, 'connect');
+      socket.pause();
+      socket.write(`GET /api/v2/qso?per_page=5000 HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${op.token}\r\n\r\n`);
+      sockets.push(socket);
+    }
+    let held = 0;
+    for (let i = 0; i < 100 && held < expected; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      held = await heldPages();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    t.equal(await heldPages(), expected, `--workers ${workers}: ${expected} pages held at once, the others queued`);
+    for (const socket of sockets) socket.destroy();
+    child.kill('SIGTERM');
+    t.equal(await exited, 0, `--workers ${workers}: stops cleanly`);
+  }
+});
 
 t.test('serve --workers 2: both serve, rate limits shared, all stop on SIGTERM', async (t) => {
   const db = await testDatabase(t);

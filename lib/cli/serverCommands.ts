@@ -37,7 +37,7 @@ export const serveCommand: Command = {
     const config = loadConfig(typeof values.config === 'string' ? values.config : undefined, process.env, { processes: workers });
     const port = parsePort(String(values.port ?? process.env.PORT ?? '8080'));
     const host = typeof values.host === 'string' ? values.host : '127.0.0.1';
-    const options = { config, logger, port, host };
+    const options = { config, logger, port, host, workers };
     const { serveAsWorker, serveInProcess, servePrimary, stopSignal } = await import('./serveProcesses.js');
     if (cluster.isWorker) return serveAsWorker(options);
     const db = await database({ statementTimeoutMs: config.statement_timeout_ms });

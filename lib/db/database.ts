@@ -97,6 +97,21 @@ function scopedPool(url: string, max: number, options: OpenOptions): ScopedPool 
   return pool;
 }
 
+/**
+ * Bulk connections of a whole instance: the heavy statements (lists, exports, imports) its
+ * database runs at once. Each of `--workers N` processes gets its share, at least 2 so that a
+ * long import or export leaves a process one for its lists. A share of 4 a process made 8 heavy
+ * backends on the 2-core machine with the default 2 workers: a cheap request's every hop
+ * waited behind them (GET p50 16–112 ms against 9–47 with 2 a process, while 100 heavy lists
+ * were abandoned; benchmarks/RESULTS.md).
+ */
+const INSTANCE_BULK_CONNECTIONS = 4;
+
+/** The bulk pool of one of `processes` API processes. */
+export function bulkPoolSizeFor(processes: number): number {
+  return Math.max(2, Math.ceil(INSTANCE_BULK_CONNECTIONS / processes));
+}
+
 /** Connects to DATABASE_URL, or starts the embedded server when none is given; migrates. */
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   const { logger } = options;
@@ -107,7 +122,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     url = embedded.url;
   }
   const pool = scopedPool(url, options.poolSize ?? 10, options);
-  const bulkPool = scopedPool(url, options.bulkPoolSize ?? 4, options);
+  const bulkPool = scopedPool(url, options.bulkPoolSize ?? bulkPoolSizeFor(1), options);
   let migrationsApplied: string[] = [];
   try {
     if (options.migrate !== false) {

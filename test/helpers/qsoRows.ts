@@ -29,6 +29,18 @@ export function seedQsos<R extends pg.QueryResultRow = { id: number }>(db: pg.Po
   return inStationQsoTransaction(db, stationIds, (client) => client.query<R>(sql, values));
 }
 
+/**
+ * `count` QSOs with long values in one location: 5,000 make a list page of several MB, more than
+ * the sockets between the database and a client that stopped reading hold.
+ */
+export function seedLongQsos(db: pg.Pool, stationId: number, count: number): Promise<pg.QueryResult> {
+  return seedQsos(db, [stationId],
+    `INSERT INTO qso (station_id, call, time_on, band, mode, name, qth, comment, notes)
+     SELECT $1, 'W' || n || 'AA', timestamp '2020-01-01' + n * interval '1 minute', '20m', 'CW',
+            repeat('n', 100), repeat('q', 100), repeat('c', 200), repeat('x', 300)
+       FROM generate_series(1, $2::int) n`, [stationId, count]);
+}
+
 /** `YYYY-MM-DD HH:MM:SS` (UTC) of a Date, the form of the qso table's timestamps. */
 export function utc(date: Date): string {
   return date.toISOString().slice(0, 19).replace('T', ' ');

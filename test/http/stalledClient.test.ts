@@ -4,19 +4,8 @@ import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer } from '../helpers/server.js';
 import { createOperator } from '../helpers/fixtures.js';
-import { seedQsos } from '../helpers/qsoRows.js';
+import { seedLongQsos } from '../helpers/qsoRows.js';
 
-/** QSOs enough for one page of several MB: more than the sockets between the database and the client hold. */
-const QSOS = 5000;
-
-/** QSOS QSOs with long values: a page of several MB. */
-function seedPage(db: Parameters<typeof seedQsos>[0], stationId: number) {
-  return seedQsos(db, [stationId],
-    `INSERT INTO qso (station_id, call, time_on, band, mode, name, qth, comment, notes)
-     SELECT $1, 'W' || n || 'AA', timestamp '2020-01-01' + n * interval '1 minute', '20m', 'CW',
-            repeat('n', 100), repeat('q', 100), repeat('c', 200), repeat('x', 300)
-       FROM generate_series(1, ${QSOS}) n`, [stationId]);
-}
 
 /** Sends a GET and reads only the head of the answer, then stops reading; resolves once the head is in. */
 async function requestAndStopReading(url: URL, path: string, token: string): Promise<{ socket: Socket; head: string; closed: Promise<number> }> {
@@ -33,7 +22,7 @@ t.test('a client that stops reading a list page is dropped and its connection fr
   const server = await startTestServer(t, { config: { response_stall_timeout_ms: 1000 } });
   const admin = server.db.pool;
   const op = await createOperator(admin);
-  await seedPage(admin, op.stationId);
+  await seedLongQsos(admin, op.stationId, 5000);
   const bulk = server.services.bulkDb;
   for (const path of ['/api/v2/qso?per_page=5000', '/api/v2/qso?format=adif&per_page=5000']) {
     const stopped = Date.now();
@@ -66,7 +55,7 @@ t.test('a client that stops reading a list page is dropped and its connection fr
 t.test('a client that reads slowly, but reads, gets the whole page', async (t) => {
   const server = await startTestServer(t, { config: { response_stall_timeout_ms: 1000 } });
   const op = await createOperator(server.db.pool);
-  await seedPage(server.db.pool, op.stationId);
+  await seedLongQsos(server.db.pool, op.stationId, 5000);
   const { socket, head, closed } = await requestAndStopReading(new URL(server.url), '/api/v2/qso?format=adif&per_page=5000', op.token);
   t.equal(head, 'HTTP/1.1 200 OK');
   let bytes = 0;

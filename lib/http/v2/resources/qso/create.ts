@@ -120,7 +120,8 @@ function startImport(request: RequestContext, stationId: number, dryRun: boolean
   sink.on('error', () => undefined);
   // A dry run, too, holds a connection while it reads (it matches in a transaction): the one that
   // runs alongside the real import takes it from the main pool, so that a request never holds
-  // two bulkDb connections (four such requests could then wait for each other).
+  // two bulkDb connections (as many such requests as the pool has connections could then wait
+  // for each other for good).
   const pool = dryRun && alongside ? request.services.db : request.services.bulkDb;
   const result = importAdif(pool, sink, importOptions(request, stationId, dryRun, 'MHz', policy));
   result.catch(() => undefined); // awaited later; this only keeps an early failure from going unhandled
