@@ -20,7 +20,7 @@ export class QueryScope {
 interface CheckOut {
   pool: ScopedPool;
   pid: number | null;
-  release(error: Error): void;
+  release(error?: boolean | Error): void;
 }
 
 const scopes = new AsyncLocalStorage<QueryScope>();
