@@ -34,7 +34,7 @@ function alive(pid: number): boolean {
 }
 
 /** `logbook serve` on a free port with these arguments; resolves with its URL once it listens. */
-async function startServe(t: Test, databaseUrl: string, args: string[]): Promise<{ url: string; child: ReturnType<typeof spawn>; exited: Promise<number | null> }> {
+async function startServe(t: Test, databaseUrl: string, args: string[]): Promise<{ url: string; child: ReturnType<typeof spawn>; exited: Promise<number | null>; log: () => string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, LOGBOOK_QUIET: '0' };
   delete env.REDIS_URL;
   const child = spawn(process.execPath, [logbookBin, 'serve', '--port', '0', ...args], { env });
@@ -52,7 +52,7 @@ async function startServe(t: Test, databaseUrl: string, args: string[]): Promise
     }, 20);
     void exited.then(() => reject(new Error(`serve exited: ${log}`)));
   });
-  return { url, child, exited };
+  return { url, child, exited, log: () => log };
 }
 
 t.test('the instance runs four heavy statements at once, whatever --workers is', async (t) => {
@@ -94,23 +94,7 @@ t.test('serve --workers 2: both serve, rate limits shared, all stop on SIGTERM',
   const config = join(dir, 'config.json');
   // No rate_limit_store: with several processes the default is a shared one (postgres here).
   writeFileSync(config, JSON.stringify({ api_rate_limits: { check_auth: { requests: 4, window: 60 } } }));
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: db.url, LOGBOOK_QUIET: '0' };
-  delete env.REDIS_URL;
-  const child = spawn(process.execPath, [logbookBin, 'serve', '--port', '0', '--workers', '2', '--config', config], { env });
-  let log = '';
-  child.stderr.on('data', (chunk: Buffer) => void (log += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  t.teardown(() => void child.kill('SIGKILL'));
-  const url = await new Promise<string>((resolve, reject) => {
-    const poll = setInterval(() => {
-      const match = /"msg":"listening".*"url":"([^"]+)"/.exec(log);
-      if (match) {
-        clearInterval(poll);
-        resolve(match[1]!);
-      }
-    }, 20);
-    void exited.then(() => reject(new Error(`serve exited: ${log}`)));
-  });
+  const { url, child, exited, log } = await startServe(t, db.url, ['--workers', '2', '--config', config]);
 
   const statuses: number[] = [];
   for (let i = 0; i < 12; i++) statuses.push(await getStatus(`${url}/api/check_auth`));
@@ -119,7 +103,7 @@ t.test('serve --workers 2: both serve, rate limits shared, all stop on SIGTERM',
 
   // Let the last request lines reach the log.
   await new Promise((resolve) => setTimeout(resolve, 200));
-  const served = log.split('\n').filter((line) => line.includes('"msg":"request"')).map((line) => JSON.parse(line) as { worker: number; pid: number });
+  const served = log().split('\n').filter((line) => line.includes('"msg":"request"')).map((line) => JSON.parse(line) as { worker: number; pid: number });
   const workers = new Map(served.map((line) => [line.worker, line.pid]));
   t.same([...workers.keys()].sort(), [1, 2], 'both workers answered');
   t.not(workers.get(1), workers.get(2), 'in processes of their own');
@@ -132,6 +116,6 @@ t.test('serve --workers 2: both serve, rate limits shared, all stop on SIGTERM',
 
   child.kill('SIGTERM');
   t.equal(await exited, 0, 'exit status 0 after graceful shutdown');
-  t.equal(log.match(/"msg":"shutting down"/g)?.length, 3, 'the primary and both workers shut down');
+  t.equal(log().match(/"msg":"shutting down"/g)?.length, 3, 'the primary and both workers shut down');
   for (const pid of workers.values()) t.notOk(alive(pid), `worker ${pid} is gone`);
 });
