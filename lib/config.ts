@@ -181,7 +181,7 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env, context: Con
     import_jobs: { max_active_per_owner: 3, max_spool_bytes: 4 * 1024 * 1024 * 1024, concurrency: 1 },
     trust_proxy: false,
     statement_timeout_ms: 30_000,
-    response_stall_timeout_ms: 60_000,
+    response_stall_timeout_ms: 30_000,
   };
 }
 

@@ -11,7 +11,7 @@ t.test('defaults', async (t) => {
   t.ok(config.max_body_bytes >= 200 * 1024 * 1024, 'admits a 200 MB ADIF import');
   t.equal(config.metrics.path, '/metrics');
   t.equal(config.rate_limit_store, 'memory');
-  t.equal(config.response_stall_timeout_ms, 60_000, 'a client reading nothing is dropped after a minute');
+  t.equal(config.response_stall_timeout_ms, 30_000, 'a client reading nothing is dropped after half a minute, as long as a statement may run');
   t.equal(buildConfig({ response_stall_timeout_ms: 0 }, {}).response_stall_timeout_ms, 0, '0: never');
 });
 
