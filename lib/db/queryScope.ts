@@ -72,7 +72,7 @@ export class ScopedPool extends pg.Pool {
   override connect(callback?: ConnectCallback): Promise<pg.PoolClient> | void {
     const scope = scopes.getStore();
     const guarded = super.connect().then(guardConnection);
-    const checkedOut = scope === undefined ? guarded : guarded.then((client) => adopt(scope, client, this, this.abandonedClients));
+    const checkedOut = scope === undefined ? guarded : guarded.then((client) => this.adopt(scope, client));
     if (callback === undefined) return checkedOut;
     checkedOut.then(
       (client) => callback(undefined, client, (release) => client.release(release as boolean | Error | undefined)),
@@ -96,6 +96,33 @@ export class ScopedPool extends pg.Pool {
     const pids = held.map((checkOut) => checkOut.pid).filter((pid): pid is number => pid !== null);
     if (pids.length > 0) await this.control.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [pids]);
     for (const checkOut of held) checkOut.release(new AbandonedError('the request was abandoned by its client'));
+  }
+
+  /** Tracks a check-out in `scope` (refused once the scope is abandoned). */
+  private adopt(scope: QueryScope, client: pg.PoolClient): pg.PoolClient {
+    if (scope.abandoned) {
+      client.release();
+      throw new AbandonedError('the request was abandoned by its client');
+    }
+    // The pool gives every check-out a release function of its own, so wrapping it is per check-out.
+    // Released once: abandon() may hand the connection back before the work using it does.
+    const release = client.release;
+    let released = false;
+    const checkOut: CheckOut = {
+      pool: this,
+      pid: backendPid(client),
+      release: (error?: boolean | Error) => {
+        if (released) return;
+        released = true;
+        scope.held.delete(checkOut);
+        if (!scope.abandoned) return release(error);
+        this.abandonedClients.add(client);
+        return release(error instanceof Error ? error : new AbandonedError('the request was abandoned by its client'));
+      },
+    };
+    scope.held.add(checkOut);
+    client.release = checkOut.release;
+    return client;
   }
 
   /** Whether `client` (of an 'error' event of the pool) was discarded because its scope was abandoned. */
@@ -127,31 +154,5 @@ function guardConnection(client: pg.PoolClient): pg.PoolClient {
     client.off('error', ignore);
     return release(error);
   };
-  return client;
-}
-
-function adopt(scope: QueryScope, client: pg.PoolClient, pool: ScopedPool, abandonedClients: WeakSet<pg.Client>): pg.PoolClient {
-  if (scope.abandoned) {
-    client.release();
-    throw new AbandonedError('the request was abandoned by its client');
-  }
-  // The pool gives every check-out a release function of its own, so wrapping it is per check-out.
-  // Released once: abandon() may hand the connection back before the work using it does.
-  const release = client.release;
-  let released = false;
-  const checkOut: CheckOut = {
-    pool,
-    pid: backendPid(client),
-    release(error?: boolean | Error) {
-      if (released) return;
-      released = true;
-      scope.held.delete(checkOut);
-      if (!scope.abandoned) return release(error);
-      abandonedClients.add(client);
-      return release(error instanceof Error ? error : new AbandonedError('the request was abandoned by its client'));
-    },
-  };
-  scope.held.add(checkOut);
-  client.release = checkOut.release;
   return client;
 }
