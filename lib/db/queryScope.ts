@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
+import { FirstFreePool } from './firstFreePool.js';
 import { connectionsClosed, endPool } from './poolEnd.js';
 
 /**
@@ -54,7 +55,7 @@ type ConnectCallback = (err: Error | undefined, client: pg.PoolClient | undefine
  * well, so both forms are covered. Terminating (rather than cancelling) the backend also drops
  * the connection: the pool opens a fresh one when it needs it.
  */
-export class ScopedPool extends pg.Pool {
+export class ScopedPool extends FirstFreePool {
   /**
    * Connections discarded because their scope was abandoned: their backend's termination may
    * arrive after the pool took them back to close them, as an 'error' of the pool that is news
