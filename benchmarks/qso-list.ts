@@ -28,7 +28,7 @@ import type { RequestContext } from '../lib/http/v2/resource.js';
 import { compactQsoCounts } from '../lib/qso/counts.js';
 import { beginQsoWriteForStations } from '../lib/qso/writeLock.js';
 import { inTransaction } from '../lib/db/transaction.js';
-import { pageSql, parseListQuery } from '../lib/http/v2/resources/qso/listQuery.js';
+import { pageSql, parseListQuery, withItsCut } from '../lib/http/v2/resources/qso/listQuery.js';
 import { pageSeek } from '../lib/http/v2/resources/qso/deepPage.js';
 import { totalSqlForExplain } from '../lib/http/v2/resources/qso/listTotal.js';
 
@@ -117,9 +117,9 @@ if (EXPLAIN) {
   const { rows: [owned] } = await db.query<{ ids: number[] }>('SELECT array_agg(id ORDER BY id) AS ids FROM stations WHERE user_id = $1', [ownerId]);
   const principal = { userId: ownerId, club: null, stationIds: owned!.ids } as unknown as Principal;
   for (const [label, query] of scenarios) {
-    // benchmark only: parseListQuery reads query, services.db and principal of a request.
-    const request = { query: Object.fromEntries(new URLSearchParams(query)), services: { db }, principal } as unknown as RequestContext;
-    const list = await parseListQuery(request);
+    // benchmark only: parseListQuery reads query and principal of a request.
+    const request = { query: Object.fromEntries(new URLSearchParams(query)), principal } as unknown as RequestContext;
+    const list = await withItsCut(db, parseListQuery(request));
     const seek = await pageSeek(db, list);
     for (const [kind, sql] of [['total', totalSqlForExplain(list)], ['page', pageSql(list, undefined, seek)]] as const) {
       const { rows } = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, COSTS OFF) ${sql.text}`, sql.values);

@@ -66,8 +66,6 @@ function exportQuery(filter: ExportFilter): { text: string; values: unknown[] } 
 
 /** Formatted records, a batch per piece of COPY output. */
 async function* recordBatches(db: pg.Pool, filter: ExportFilter): AsyncGenerator<RecordBatch> {
-  // The cut comes first, outside the export's transaction: its snapshot must be taken after it.
-  if (filter.commitSafe) filter = { ...filter, idBelow: await sinceIdBound(db, filter.stationIds) };
   const client = await db.connect();
   // A connection lost mid-export fails the COPY; without a listener the client's own 'error'
   // event would also crash the process.
@@ -75,6 +73,8 @@ async function* recordBatches(db: pg.Pool, filter: ExportFilter): AsyncGenerator
   client.on('error', ignore);
   let finished = false;
   try {
+    // The cut comes first, outside the export's transaction: its snapshot must be taken after it.
+    if (filter.commitSafe) filter = { ...filter, idBelow: await sinceIdBound(client, filter.stationIds) };
     await client.query('BEGIN READ ONLY');
     // A whole log's COPY may outlast the API's statement_timeout (a client that goes away ends
     // it instead).

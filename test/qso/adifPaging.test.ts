@@ -8,7 +8,7 @@ import { createStation } from '../../lib/accounts/stations.js';
 import { exportAdifRecords } from '../../lib/export/query.js';
 import { importAdif } from '../../lib/import/pipeline.js';
 import { compactQsoCounts, ID_BLOCK } from '../../lib/qso/counts.js';
-import { pageSql, parseListQuery } from '../../lib/http/v2/resources/qso/listQuery.js';
+import { pageSql, parseListQuery, withItsCut } from '../../lib/http/v2/resources/qso/listQuery.js';
 import { countTotalBindingPage } from '../../lib/http/v2/resources/qso/listTotal.js';
 import type { Principal } from '../../lib/http/v2/principal.js';
 import type { RequestContext } from '../../lib/http/v2/resource.js';
@@ -93,7 +93,7 @@ t.test('id-bounded totals stay exact under concurrent writers', async (t) => {
   const owner = { userId: op.userId, club: null, stationIds: stations } as unknown as Principal;
   const memberPrincipal = { userId: club.clubId, club: { level: 3, memberCallsign: member.callsign }, stationIds: [club.clubStationId] } as unknown as Principal;
   const listOf = (principal: Principal, query: Record<string, string>) =>
-    parseListQuery({ query, services: { db }, principal } as unknown as RequestContext);
+    withItsCut(db, parseListQuery({ query, principal } as unknown as RequestContext));
 
   const mismatches = async (): Promise<string[]> => {
     const { rows: [span] } = await db.query<{ top: number }>('SELECT coalesce(max(id), 0) AS top FROM qso');

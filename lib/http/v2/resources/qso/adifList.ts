@@ -2,7 +2,7 @@ import type { RequestContext } from '../../resource.js';
 import { EXPORT_SELECT_LIST } from '../../../../export/adifRecord.js';
 import { exportHeader } from '../../../../export/query.js';
 import { listMeta, pageSql, type ListQuery } from './listQuery.js';
-import { answerListPage } from './listPage.js';
+import type { ListPage } from './listPage.js';
 import { adifListEnvelope } from './adifListStream.js';
 import { pageSeek } from './deepPage.js';
 
@@ -18,11 +18,11 @@ const EXPORT_OUTPUT = { select: EXPORT_SELECT_LIST, joins: 'JOIN stations s ON s
  * its block of ids. `lastfetchedid` is the highest id of the page, or since_id when the page is
  * empty, ready to be sent back as since_id.
  */
-export function adifList(request: RequestContext, list: ListQuery): Promise<undefined> {
-  return answerListPage(request, list, {
+export function adifListPage(request: RequestContext, list: ListQuery): ListPage {
+  return {
     query: async (client) => pageSql(list, EXPORT_OUTPUT, await pageSeek(client, list)),
     // NULL as empty, as the export writes it.
     nullAsEmpty: true,
     envelope: (total) => adifListEnvelope(exportHeader(), list.sinceId, ({ exported }) => ({ ...request.meta, ...listMeta(list, exported, total) })),
-  });
+  };
 }

@@ -2,7 +2,7 @@ import { Readable, type Transform } from 'node:stream';
 import type pg from 'pg';
 import type { RequestContext } from '../../resource.js';
 import { bindForCopy, copyBoundOut } from '../../../../db/settingParams.js';
-import type { ListQuery, Sql } from './listQuery.js';
+import { withItsCut, type ListQuery, type ParsedList, type Sql } from './listQuery.js';
 import { countTotalBindingPage } from './listTotal.js';
 import { answerFromSnapshot, beginSnapshot, endSnapshot } from './snapshot.js';
 
@@ -17,16 +17,20 @@ export interface ListPage {
 }
 
 /**
- * Answers a list (JSON or ADIF) from one read-only snapshot on a bulk connection: its total,
- * with the page's values bound in the same round trip, then the page, a COPY whose output
- * streams through the envelope into the response (docs/architecture.md). No COPY for a page past
- * the total. The snapshot ends when the page is drained, or is discarded with its connection
+ * Answers a list (JSON or ADIF) from one read-only snapshot on a bulk connection, taken after the
+ * list's cut was read on that connection (ParsedList): its total, with the page's values bound in
+ * the same round trip, then the page, a COPY whose output streams through the envelope into the
+ * response (docs/architecture.md). No COPY for a page past the total. The snapshot ends when the page is drained, or is discarded with its connection
  * when the client goes away (or the database fails) mid-page; a query that fails before the
  * first rows still gets the error envelope instead of a cut-off body.
  */
-export async function answerListPage({ ctx, services }: RequestContext, list: ListQuery, page: ListPage): Promise<undefined> {
+export async function answerListPage(
+  { ctx, services }: RequestContext, parsed: ParsedList, pageOf: (list: ListQuery) => ListPage,
+): Promise<undefined> {
   const client = await services.bulkDb.connect();
   try {
+    const list = await withItsCut(client, parsed);
+    const page = pageOf(list);
     await beginSnapshot(client);
     const query = await page.query(client);
     const { total, copyText } = await countTotalBindingPage(client, list, query);

@@ -3,6 +3,7 @@ import {
   paginationMeta, parseCallsignParam, parseDateParam, parseIdParam, parseKeyList, parsePagination, parseStationIds, present,
   type Pagination, type PaginationMeta,
 } from '../../params.js';
+import type pg from 'pg';
 import type { RequestContext } from '../../resource.js';
 import { SqlParams } from '../../../../db/sqlParams.js';
 import { CONFIRMATION_KEYS } from '../../../../qso/confirmationTypes.js';
@@ -84,7 +85,26 @@ function parseLimit(query: Record<string, string>): number | null {
   return Math.min(Number(query.limit), MAX_PER_PAGE);
 }
 
-export async function parseListQuery({ query, services, principal }: RequestContext): Promise<ListQuery> {
+/**
+ * A list's parameters, checked before any connection is taken. Its queries wait for the cut
+ * (ListQuery.idBelow), which answerListPage reads on the list's own bulk connection just before
+ * the page's snapshot: a heavy list's every statement then queues among the heavy ones, and none
+ * takes a connection cheap requests need (100 lists arriving at once had each run it on the main
+ * pool, which grew to all its connections while `GET /qso/{id}` waited; benchmarks/RESULTS.md).
+ */
+export interface ParsedList {
+  /** The station locations whose cut the list's pages stop below; null when it has none. */
+  cutStations: readonly number[] | null;
+  /** The list's queries, given the cut (null when cutStations is). */
+  withCut(idBelow: number | null): ListQuery;
+}
+
+/** The list's queries with its cut, read on `db`: outside any transaction, before the page's snapshot. */
+export async function withItsCut(db: Pick<pg.Pool, 'query'>, parsed: ParsedList): Promise<ListQuery> {
+  return parsed.withCut(parsed.cutStations === null ? null : await sinceIdBound(db, parsed.cutStations));
+}
+
+export function parseListQuery({ query, principal }: RequestContext): ParsedList {
   const format = parseFormat(query);
   const limit = parseLimit(query);
   const sinceId = parseIdParam(query, 'since_id') ?? 0;
@@ -95,9 +115,6 @@ export async function parseListQuery({ query, services, principal }: RequestCont
   const band = present(query.band) ? query.band : null;
   const mode = present(query.mode) && query.mode.trim() !== '' ? query.mode : null;
   const stationIds = parseStationIds(principal, query);
-  // Computed before the page's snapshot is taken, as the cut requires.
-  const idBelow = (sinceId > 0 || format === 'adif') && stationIds.length > 0 ? await sinceIdBound(services.db, stationIds) : null;
-
   const pagination = limit === null
     ? parsePagination(query, DEFAULT_PER_PAGE[format], MAX_PER_PAGE)
     : { page: 1, perPage: limit, offset: 0 };
@@ -117,8 +134,8 @@ export async function parseListQuery({ query, services, principal }: RequestCont
   const bucketFilters = (params: SqlParams, alias: 'q' | 'c'): string[] => bucketParts.map(([, condition]) => condition(params, alias));
   const bucketFilterKinds = bucketParts.map(([kind]) => kind);
   type ChosenParts = Partial<Record<BucketFilterKind, string>>;
-  /** The filters on q, a split filter's condition replaced by the part `chosen` names for it. */
-  const filtersWith = (params: SqlParams, chosen: ChosenParts): string[] => {
+  /** The filters on q below the cut, a split filter's condition replaced by the part `chosen` names for it. */
+  const filtersWith = (params: SqlParams, chosen: ChosenParts, idBelow: number | null): string[] => {
     const conditions: string[] = [];
     if (callsign !== null) conditions.push(`q.call = ${params.add(callsign)}`);
     conditions.push(...dateRangeConditions(since, until, params));
@@ -127,18 +144,20 @@ export async function parseListQuery({ query, services, principal }: RequestCont
     if (idBelow !== null) conditions.push(`q.id < ${params.add(idBelow)}::bigint`);
     return conditions;
   };
-  const filterVariants = (params: SqlParams): string[][] => {
+  const filterVariants = (params: SqlParams, idBelow: number | null): string[][] => {
     let variants: ChosenParts[] = [{}];
     for (const [kind, , parts] of bucketParts) {
       if (parts === undefined) continue;
       const alternatives = parts.of(params);
       variants = variants.flatMap((chosen) => alternatives.map((part) => ({ ...chosen, [kind]: part })));
     }
-    return variants.map((chosen) => filtersWith(params, chosen));
+    return variants.map((chosen) => filtersWith(params, chosen, idBelow));
   };
   const filterVariantCount = bucketParts.reduce((count, [, , parts]) => count * (parts?.count ?? 1), 1);
 
-  return {
+  // Pages followed by id stop below the cut.
+  const cutStations = (sinceId > 0 || format === 'adif') && stationIds.length > 0 ? stationIds : null;
+  return { cutStations, withCut: (idBelow) => ({
     format,
     pagination,
     newest: limit !== null,
@@ -147,12 +166,12 @@ export async function parseListQuery({ query, services, principal }: RequestCont
     scope: qsoScope(principal, stationIds),
     callsign,
     days: { from: since, to: until === null ? null : dayAfter(until) },
-    filters: (params) => filtersWith(params, {}),
-    filterVariants,
+    filters: (params) => filtersWith(params, {}, idBelow),
+    filterVariants: (params) => filterVariants(params, idBelow),
     filterVariantCount,
     bucketFilters,
     bucketFilterKinds,
-  };
+  }) };
 }
 
 export interface Sql {

@@ -1,0 +1,41 @@
+import t from 'tap';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startTestServer } from '../helpers/server.js';
+import { createOperator } from '../helpers/fixtures.js';
+import { seedLongQsos } from '../helpers/qsoRows.js';
+
+/**
+ * A list's statements run on the bulk pool, where heavy requests queue among themselves: while
+ * they wait there they hold nothing of the main pool, which cheap requests need. The cut of a
+ * page followed by id (every ADIF page, a JSON page with since_id) once ran on the main pool, and
+ * a flood of such lists took every one of its connections.
+ */
+t.test('lists waiting for a bulk connection take only their token look-up from the main pool', async (t) => {
+  const server = await startTestServer(t);
+  const { pool, bulkPool } = server.db;
+  const { token, stationId } = await createOperator(pool);
+  await seedLongQsos(pool, stationId, 30);
+  const held = await Promise.all(Array.from({ length: bulkPool.options.max }, () => bulkPool.connect()));
+  let mainCheckOuts = 0;
+  pool.on('acquire', () => void mainCheckOuts++);
+
+  const paths = ['/api/v2/qso?format=adif&per_page=10', '/api/v2/qso?since_id=1&per_page=10', '/api/v2/qso?format=adif&band=20m&since_id=2'];
+  const lists: Promise<Response>[] = [];
+  for (let i = 0; i < 12; i++) {
+    lists.push(fetch(`${server.url}${paths[i % paths.length]}`, { headers: { authorization: `Bearer ${token}` } }));
+    // One at a time, so that each token look-up is a statement of its own (they are batched when they meet).
+    for (let wait = 0; wait < 200 && bulkPool.waitingCount < i + 1; wait++) await sleep(10);
+    t.equal(bulkPool.waitingCount, i + 1, `list ${i + 1} waits for a bulk connection`);
+  }
+  t.equal(mainCheckOuts, lists.length, 'one main-pool check-out a list: its token look-up');
+
+  const { rows: [qso] } = await pool.query<{ id: number }>('SELECT min(id) AS id FROM qso WHERE station_id = $1', [stationId]);
+  const cheap = await server.request(`/api/v2/qso/${qso!.id}`, { token });
+  t.equal(cheap.status, 200, 'a cheap request is answered meanwhile');
+  const cheapCheckOuts = mainCheckOuts - lists.length;
+  for (const client of held) client.release();
+  const answers = await Promise.all(lists.map(async (list) => ({ status: (await list).status, body: await (await list).json() as { data: unknown } })));
+  t.same(answers.map((answer) => answer.status), lists.map(() => 200), 'every list is answered once a bulk connection is free');
+  t.ok(answers.every((answer) => answer.body.data !== null), 'with its page');
+  t.equal(mainCheckOuts, lists.length + cheapCheckOuts, 'and none of their statements ran on the main pool');
+});
