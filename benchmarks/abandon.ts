@@ -4,8 +4,10 @@
  * their clients. Logs as in benchmarks/qso-list.ts (1M owned + 1M foreign QSOs, interleaved);
  * the server is `logbook serve` as an operator starts it (its own processes, `--workers` the
  * CPUs by default; needs `npm run build`), or with --in-process one API process inside this one,
- * as until 2026-11-27's sixth session, whose event loop then also ran the benchmark's clients
- * (the heavy lists' fetch, gunzip included, and the GETs being timed). A heavy list
+ * as until 2026-11-27's sixth session, whose event loop then also ran the GETs being timed. The
+ * heavy clients run in a process of their own (benchmarks/lib/abandonedLists.ts; until the
+ * seventh session, fetch in this one, whose event loop they delayed by up to 120 ms), and every
+ * worker has served the heavy list before the window opens. A heavy list
  * is one whose page query still reads most of the log: an ADIF page of band with qsl_filter at
  * offset 5,000 in id order, which no counts shorten, so the page walks the ids past every QSO
  * before it (until 2026-11-27 a JSON page of one filter, then an ADIF page of one filter, then
@@ -28,6 +30,7 @@ import { generateLogs } from './lib/generatedLog.js';
 import { numberOption, percentile, scratchDatabase, secondsSince } from './lib/scratch.js';
 import { closeConnections, sendDiscarding } from './lib/httpClient.js';
 import { startServe } from './lib/serveProcess.js';
+import { loadAbandonedLists } from './lib/abandonedLists.js';
 
 const QSOS = numberOption('qsos', 1_000_000);
 const HEAVY = numberOption('heavy', 100);
@@ -83,32 +86,17 @@ for (let i = 0; i < 3; i++) await fetch(`${server.url}/api/v2/qso/${ids[i]!.id}`
 const alone = await showLatencies();
 console.log('measured GET alone; timing one heavy list');
 const heavyMs = [await heavyAlone(), await heavyAlone()];
+// Every worker serves the heavy list once before the window, as a server that has been running
+// has: a worker's first one (its bulk connections opened, the code compiled) stalled it 200–400 ms.
+await Promise.all(Array.from({ length: 2 * WORKERS }, () => heavyAlone()));
 console.log(`heavy list alone: ${heavyMs.join(', ')} ms; starting the abandoned ones`);
 
-let abandoned = 0;
-let answered = 0;
-const heavyLoad = Promise.all(
-  Array.from({ length: HEAVY }, async (_, i) => {
-    await sleep((i * 20) % 1000);
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), ABANDON_MS);
-    // Node 20's fetch can leave the body read of an aborted request pending for good once the
-    // headers are in (1 run in 3 hung here; the sockets were closed and no statement was left):
-    // the abort itself ends the wait.
-    const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(new Error('abandoned'))));
-    aborted.catch(() => undefined);
-    try {
-      const response = await fetch(heavyUrl, { headers, signal: controller.signal });
-      await Promise.race([response.arrayBuffer(), aborted]);
-      answered++;
-    } catch {
-      abandoned++;
-    } finally {
-      clearTimeout(timer);
-    }
-  }),
-);
+// The heavy clients run in a process of their own (benchmarks/lib/abandonedLists.ts); the
+// window is from their start to the end of the last.
+const heavyClients = await loadAbandonedLists({ url: heavyUrl, headers, count: HEAVY, abandonMs: ABANDON_MS });
+const heavyLoad = heavyClients.start();
 const during = await showLatencies(heavyLoad);
+const { abandoned, answered } = await heavyLoad;
 await sleep(500);
 const lingering = await heavyStillRunning();
 
