@@ -2,13 +2,14 @@ import t from 'tap';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer } from '../helpers/server.js';
 import { createOperator } from '../helpers/fixtures.js';
-import { seedLongQsos } from '../helpers/qsoRows.js';
+import { insertQsos, seedLongQsos } from '../helpers/qsoRows.js';
 
 /**
- * A list's statements run on the bulk pool, where heavy requests queue among themselves: while
- * they wait there they hold nothing of the main pool, which cheap requests need. The cut of a
- * page followed by id (every ADIF page, a JSON page with since_id) once ran on the main pool, and
- * a flood of such lists took every one of its connections.
+ * Heavy requests (lists, reports over a whole scope) run their statements on the bulk pool, where
+ * they queue among themselves: while they wait there they hold nothing of the main pool, which
+ * cheap requests need. The cut of a page followed by id (every ADIF page, a JSON page with
+ * since_id) once ran on the main pool, and a flood of such lists took every one of its
+ * connections; `lookup?grid=all` read a whole scope there.
  */
 t.test('lists waiting for a bulk connection take only their token look-up from the main pool', async (t) => {
   const server = await startTestServer(t);
@@ -38,4 +39,19 @@ t.test('lists waiting for a bulk connection take only their token look-up from t
   t.same(answers.map((answer) => answer.status), lists.map(() => 200), 'every list is answered once a bulk connection is free');
   t.ok(answers.every((answer) => answer.body.data !== null), 'with its page');
   t.equal(mainCheckOuts, lists.length + cheapCheckOuts, 'and none of their statements ran on the main pool');
+});
+
+t.test('lookup?grid=all queues on the bulk pool', async (t) => {
+  const server = await startTestServer(t);
+  const { pool, bulkPool } = server.db;
+  const { token, stationId } = await createOperator(pool);
+  await insertQsos(pool, [{ station_id: stationId, call: 'DL1AA', time_on: '2024-01-01 10:00:00', gridsquare: 'JO62QM' }]);
+  const held = await Promise.all(Array.from({ length: bulkPool.options.max }, () => bulkPool.connect()));
+  const lookup = server.request('/api/v2/lookup?grid=all', { token });
+  for (let wait = 0; wait < 200 && bulkPool.waitingCount < 1; wait++) await sleep(10);
+  t.equal(bulkPool.waitingCount, 1, 'it waits for a bulk connection');
+  for (const client of held) client.release();
+  const answer = await lookup;
+  t.equal(answer.status, 200);
+  t.same(answer.body.data, { grids: ['JO62'], count: 1 }, 'and answers once one is free');
 });
