@@ -130,6 +130,17 @@ function rowKeyedInserts(tables: readonly CountTable[], signed: SignedRows): str
      GROUP BY ${keyPositions(columns)} HAVING sum(n) <> 0;`).join('');
 }
 
+/**
+ * One branch of the trigger: the deltas of qso_count_key's tables (the signed rows grouped by
+ * key; groups that net to nothing are dropped, so an update that moves no QSO between keys, as
+ * most do not, adds nothing), then the INSERTs of the tables keyed on the rows themselves.
+ */
+function branchSql(tables: readonly CountTable[], signed: SignedRows): string {
+  return `
+    deltas := ARRAY(SELECT ROW(key, sum(n))::qso_count_delta FROM (${signed('qso_count_key(r)')}) moved(key, n)
+                     GROUP BY key HAVING sum(n) <> 0);${rowKeyedInserts(tables, signed)}`;
+}
+
 /** The body of qso_counts_record(), the statement trigger on qso (insert, update, delete) that appends to every table of counts. */
 export function countTriggerBody(tables: readonly CountTable[] = COUNT_TABLES): string {
   const keyed = tables.filter((table) => table.rowKey === undefined);
@@ -139,16 +150,9 @@ DECLARE
   deltas qso_count_delta[];
 BEGIN
   -- A transition table exists only for the kinds of write its trigger names, hence three branches.
-  IF TG_OP = 'INSERT' THEN
-    deltas := ARRAY(SELECT ROW(qso_count_key(r), count(*))::qso_count_delta FROM new_rows r GROUP BY qso_count_key(r));${rowKeyedInserts(tables, SIGNED_ROWS.insert)}
-  ELSIF TG_OP = 'DELETE' THEN
-    deltas := ARRAY(SELECT ROW(qso_count_key(r), -count(*))::qso_count_delta FROM old_rows r GROUP BY qso_count_key(r));${rowKeyedInserts(tables, SIGNED_ROWS.delete)}
-  ELSE
-    -- An update that moves no QSO between keys (most do not) adds nothing.
-    deltas := ARRAY(SELECT ROW(key, sum(n))::qso_count_delta
-                      FROM (SELECT qso_count_key(r) AS key, 1 AS n FROM new_rows r
-                            UNION ALL SELECT qso_count_key(r), -1 FROM old_rows r) moved
-                     GROUP BY key HAVING sum(n) <> 0);${rowKeyedInserts(tables, SIGNED_ROWS.update)}
+  IF TG_OP = 'INSERT' THEN${branchSql(tables, SIGNED_ROWS.insert)}
+  ELSIF TG_OP = 'DELETE' THEN${branchSql(tables, SIGNED_ROWS.delete)}
+  ELSE${branchSql(tables, SIGNED_ROWS.update)}
   END IF;
   IF cardinality(deltas) = 0 THEN
     RETURN NULL;
