@@ -155,9 +155,7 @@ export function parseListQuery({ query, principal }: RequestContext): ParsedList
   };
   const filterVariantCount = bucketParts.reduce((count, [, , parts]) => count * (parts?.count ?? 1), 1);
 
-  // Pages followed by id stop below the cut.
-  const cutStations = (sinceId > 0 || format === 'adif') && stationIds.length > 0 ? stationIds : null;
-  return { cutStations, withCut: (idBelow) => ({
+  const withCut = (idBelow: number | null): ListQuery => ({
     format,
     pagination,
     newest: limit !== null,
@@ -171,7 +169,9 @@ export function parseListQuery({ query, principal }: RequestContext): ParsedList
     filterVariantCount,
     bucketFilters,
     bucketFilterKinds,
-  }) };
+  });
+  // Pages followed by id stop below the cut.
+  return { cutStations: (sinceId > 0 || format === 'adif') && stationIds.length > 0 ? stationIds : null, withCut };
 }
 
 export interface Sql {
