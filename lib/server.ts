@@ -61,6 +61,7 @@ export function createServices(options: ServiceOptions & { spoolFolder: string }
   return {
     db: options.db.pool,
     bulkDb: options.db.bulkPool,
+    pageDb: options.db.pagePool,
     config: options.config,
     logger: options.logger,
     metrics,

@@ -31,8 +31,10 @@ export interface EventPublisher {
 /** What request handlers may use: passed down explicitly, never imported as globals. */
 export interface Services {
   db: ScopedPool;
-  /** Lists, exports and imports (Database.bulkPool): heavy work queues here, not in `db`. */
+  /** Imports and exports (Database.bulkPool): long work queues here, not in `db`. */
   bulkDb: ScopedPool;
+  /** Lists, the change feed, statistics, whole-scope look-ups (Database.pagePool): page-sized heavy work queues here. */
+  pageDb: ScopedPool;
   config: Config;
   logger: Logger;
   metrics: Metrics;

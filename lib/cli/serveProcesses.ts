@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { once } from 'node:events';
 import type { Config } from '../config.js';
-import { bulkPoolSizeFor, openDatabase, type Database } from '../db/database.js';
+import { bulkPoolSizeFor, openDatabase, pagePoolSizeFor, type Database } from '../db/database.js';
 import type { Logger } from '../log.js';
 
 /**
@@ -45,7 +45,10 @@ export async function serveInProcess(options: ServeOptions, db: Database, stoppe
 /** A cluster worker: the primary's database (DATABASE_URL it set), already migrated. */
 export async function serveAsWorker(options: ServeOptions): Promise<void> {
   const logger = options.logger.child({ worker: cluster.worker!.id, pid: process.pid });
-  const db = await openDatabase({ logger, migrate: false, statementTimeoutMs: options.config.statement_timeout_ms, bulkPoolSize: bulkPoolSizeFor(options.workers) });
+  const db = await openDatabase({
+    logger, migrate: false, statementTimeoutMs: options.config.statement_timeout_ms,
+    bulkPoolSize: bulkPoolSizeFor(options.workers), pagePoolSize: pagePoolSizeFor(options.workers),
+  });
   try {
     // The primary going away (killed without a chance to stop us) ends the worker too.
     await serveInProcess({ ...options, logger }, db, stopSignal(once(process, 'disconnect').then(() => 'disconnect')));

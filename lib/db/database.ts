@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import pg from 'pg';
 import type { Logger } from '../log.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded.js';
@@ -13,10 +14,16 @@ pg.types.setTypeParser(pg.types.builtins.DATE, (value: string) => value);
 export interface Database {
   pool: ScopedPool;
   /**
-   * Lists, exports and imports: a few connections of their own, so that heavy requests queue
-   * among themselves and never take every connection cheap requests need.
+   * Imports and exports, which may hold a connection for minutes: a few connections of their
+   * own, so that they queue among themselves and never take every connection others need.
    */
   bulkPool: ScopedPool;
+  /**
+   * Page-sized heavy work (lists, the change feed, statistics, whole-scope look-ups): as many
+   * connections for the instance as it has cores (pagePoolSizeFor), so that however many such
+   * requests arrive, their backends leave the cheap requests' backends a core's worth of turns.
+   */
+  pagePool: ScopedPool;
   url: string;
   /** Migrations this open applied. */
   migrationsApplied: string[];
@@ -29,6 +36,7 @@ export interface OpenOptions {
   migrate?: boolean;
   poolSize?: number;
   bulkPoolSize?: number;
+  pagePoolSize?: number;
   /** PostgreSQL statement_timeout of every connection (0: none); long work (exports, imports, migrations) lifts it for its transaction. */
   statementTimeoutMs?: number;
   /** How long a connection beyond the KEPT_CONNECTIONS of its pool stays open idle (default 10 s). */
@@ -98,18 +106,28 @@ function scopedPool(url: string, max: number, options: OpenOptions): ScopedPool 
 }
 
 /**
- * Bulk connections of a whole instance: the heavy statements (lists, exports, imports) its
- * database runs at once. Each of `--workers N` processes gets its share, at least 2 so that a
- * long import or export leaves a process one for its lists. A share of 4 a process made 8 heavy
- * backends on the 2-core machine with the default 2 workers: a cheap request's every hop
- * waited behind them (GET p50 16–112 ms against 9–47 with 2 a process, while 100 heavy lists
- * were abandoned; benchmarks/RESULTS.md).
+ * Bulk connections of a whole instance: the imports and exports its database runs at once. Each
+ * of `--workers N` processes gets its share, at least 2 so that one long import or export does
+ * not hold up every other of its process. A share of 4 a process made 8 heavy backends on the
+ * 2-core machine with the default 2 workers, when lists shared this pool.
  */
 const INSTANCE_BULK_CONNECTIONS = 4;
 
 /** The bulk pool of one of `processes` API processes. */
 export function bulkPoolSizeFor(processes: number): number {
   return Math.max(2, Math.ceil(INSTANCE_BULK_CONNECTIONS / processes));
+}
+
+/**
+ * The page pool of one of `processes` API processes: the instance's cores shared among them, at
+ * least one each. Each page statement keeps a core busy while it runs; with two such backends a
+ * core on the 2-core machine, `GET /api/v2/qso/{id}` while 100 heavy lists were abandoned took
+ * p99 94–208 ms, with one 43–56 ms (benchmarks/RESULTS.md). The price: a client reading its page
+ * slowly holds its process's connection meanwhile (a stopped one for response_stall_timeout_ms at
+ * most), and the other lists of that process wait behind it.
+ */
+export function pagePoolSizeFor(processes: number, cores = availableParallelism()): number {
+  return Math.max(1, Math.floor(cores / processes));
 }
 
 /** Connects to DATABASE_URL, or starts the embedded server when none is given; migrates. */
@@ -123,6 +141,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   }
   const pool = scopedPool(url, options.poolSize ?? 10, options);
   const bulkPool = scopedPool(url, options.bulkPoolSize ?? bulkPoolSizeFor(1), options);
+  const pagePool = scopedPool(url, options.pagePoolSize ?? pagePoolSizeFor(1), options);
   let migrationsApplied: string[] = [];
   try {
     if (options.migrate !== false) {
@@ -132,17 +151,20 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   } catch (error) {
     await pool.end();
     await bulkPool.end();
+    await pagePool.end();
     await embedded?.stop();
     throw error;
   }
   return {
     pool,
     bulkPool,
+    pagePool,
     url,
     migrationsApplied,
     async close() {
       await pool.end();
       await bulkPool.end();
+      await pagePool.end();
       await embedded?.stop();
     },
   };

@@ -86,7 +86,7 @@ export class ScopedPool extends FirstFreePool {
    * to the pool as broken (it discards them); later check-outs fail. The hand-back cannot wait
    * for the work using them: a cursor stream destroyed on a terminated connection (pg-query-stream)
    * waits for a ReadyForQuery that never comes, so that work never releases its connection, and
-   * a few abandoned lists would hold every connection of the bulk pool for good.
+   * a few abandoned lists would hold every connection of their pool for good.
    */
   async abandon(scope: QueryScope): Promise<void> {
     // From here on the scope's releases discard their connections (adopt): one handed back while

@@ -30,10 +30,10 @@ async function poolsAndObserver(t: Test, options: Partial<OpenOptions> = {}): Pr
 t.test("every pooled connection's first statement is the malloc warm-up", async (t) => {
   const { db, observer } = await poolsAndObserver(t);
   try {
-    for (const [name, pool] of [['pool', db.pool], ['bulkPool', db.bulkPool]] as const) {
+    for (const [name, pool] of [['pool', db.pool], ['bulkPool', db.bulkPool], ['pagePool', db.pagePool]] as const) {
       // Checked out and released without a statement of their own: the last statement each
       // backend ran is the warm-up, once it has run.
-      const pids = await openConnections(pool, 2);
+      const pids = await openConnections(pool, Math.min(2, pool.options.max ?? 2));
       let rows: Array<{ state: string; query: string }> = [];
       for (let attempt = 0; attempt < 50; attempt++) {
         ({ rows } = await observer.query('SELECT state, query FROM pg_stat_activity WHERE pid = ANY($1) ORDER BY pid', [pids]));

@@ -8,7 +8,7 @@ t.test('statementTimeoutMs bounds every statement of both pools; a transaction m
   const base = await testDatabase(t);
   const db = await openDatabase({ logger: createLogger({}, true), url: base.url, migrate: false, statementTimeoutMs: 200 });
   t.teardown(() => db.close());
-  for (const pool of [db.pool, db.bulkPool]) {
+  for (const pool of [db.pool, db.bulkPool, db.pagePool]) {
     await t.rejects(pool.query('SELECT pg_sleep(2)'), { code: '57014', message: /statement timeout/ });
   }
   const client = await db.bulkPool.connect();
@@ -39,7 +39,7 @@ t.test('both pools plan without parallel workers (their start costs more than a 
   // Ended here, before the test database is dropped (its teardown comes first).
   try {
     t.match(await plan(plain), /Gather/, 'a plain connection would start workers');
-    for (const [name, pool] of [['pool', db.pool], ['bulkPool', db.bulkPool]] as const) {
+    for (const [name, pool] of [['pool', db.pool], ['bulkPool', db.bulkPool], ['pagePool', db.pagePool]] as const) {
       const client = await pool.connect();
       try {
         t.notMatch(await plan(client), /Gather/, `${name}: no workers`);

@@ -4,7 +4,7 @@ import { startTestServer } from '../helpers/server.js';
 import { createOperator } from '../helpers/fixtures.js';
 import type { ResourceDefinition } from '../../lib/http/v2/resource.js';
 
-/** A request that holds a backend for half a minute, through pool.query or a checked-out client of the bulk pool. */
+/** A request that holds a backend for half a minute, through pool.query or a checked-out client of the bulk or the page pool. */
 const probes: ResourceDefinition[] = [
   {
     name: 'lookup',
@@ -12,12 +12,12 @@ const probes: ResourceDefinition[] = [
     scoped: false,
     list: {
       summary: 'sleeps in the database',
-      query: { type: 'object', properties: { via: { type: 'string', enum: ['query', 'client'] }, tag: { type: 'string' } } },
+      query: { type: 'object', properties: { via: { type: 'string', enum: ['query', 'client', 'page'] }, tag: { type: 'string' } } },
       handler: async ({ services, query }) => {
         const sql = `SELECT pg_sleep(30), '${String(query.tag).replace(/\W/g, '')}'`;
         if (query.via === 'query') await services.db.query(sql);
         else {
-          const client = await services.bulkDb.connect();
+          const client = await (query.via === 'page' ? services.pageDb : services.bulkDb).connect();
           try {
             await client.query(sql);
           } finally {
@@ -36,7 +36,7 @@ t.test('a request whose client goes away has its backend terminated', async (t) 
   const { token } = await createOperator(admin);
   const backendsOf = async (tag: string) =>
     (await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE query LIKE '%pg_sleep(30)%' AND query LIKE $1 AND pid <> pg_backend_pid()", [`%${tag}%`])).rows.map((row) => row.pid);
-  for (const via of ['query', 'client']) {
+  for (const via of ['query', 'client', 'page']) {
     const tag = `abandon${via}`;
     const aborter = new AbortController();
     const request = fetch(`${server.url}/api/v2/lookup?via=${via}&tag=${tag}`, { signal: aborter.signal, headers: { authorization: `Bearer ${token}` } }).catch(() => 'aborted');
@@ -59,4 +59,5 @@ t.test('a request whose client goes away has its backend terminated', async (t) 
   t.equal((await server.request('/api/v2/status')).status, 200);
   t.equal((await server.services.db.query('SELECT 1 AS one')).rows[0].one, 1);
   t.equal((await server.services.bulkDb.query('SELECT 1 AS one')).rows[0].one, 1);
+  t.equal((await server.services.pageDb.query('SELECT 1 AS one')).rows[0].one, 1);
 });

@@ -22,17 +22,17 @@ t.test('a client that stops reading a list page is dropped and its connection fr
   const admin = server.db.pool;
   const op = await createOperator(admin);
   await seedLongQsos(admin, op.stationId, 5000);
-  const bulk = server.services.bulkDb;
+  const pages = server.services.pageDb;
   for (const path of ['/api/v2/qso?per_page=5000', '/api/v2/qso?format=adif&per_page=5000']) {
     const stopped = Date.now();
     const { socket, head, closed } = await requestAndStopReading(new URL(server.url), path, op.token);
     t.equal(head, 'HTTP/1.1 200 OK', `${path}: the page starts`);
     await sleep(300);
-    t.equal(bulk.totalCount - bulk.idleCount, 1, `${path}: the page holds its connection while its client reads nothing`);
+    t.equal(pages.totalCount - pages.idleCount, 1, `${path}: the page holds its connection while its client reads nothing`);
     let held = 1;
     for (let i = 0; i < 500 && held > 0; i++) {
       await sleep(20);
-      held = bulk.totalCount - bulk.idleCount;
+      held = pages.totalCount - pages.idleCount;
     }
     t.equal(held, 0, `${path}: the page's connection is freed`);
     t.ok(Date.now() - stopped >= 1000, `${path}: not before the stall timeout (${Date.now() - stopped} ms)`);

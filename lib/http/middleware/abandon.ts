@@ -13,7 +13,7 @@ export function abandonOnDisconnect(services: Services): Middleware {
     ctx.res.once('close', () => {
       if (ctx.res.writableFinished) return;
       ctx.state.abandoned = true;
-      Promise.all([services.db.abandon(scope), services.bulkDb.abandon(scope)]).catch((error: Error) =>
+      Promise.all([services.db, services.bulkDb, services.pageDb].map((pool) => pool.abandon(scope))).catch((error: Error) =>
         services.logger.error('terminating an abandoned request\'s queries failed', { error: error.message }));
     });
     await runInQueryScope(scope, next);

@@ -82,7 +82,7 @@ export const confirmationResource: ResourceDefinition = {
       const scope = qsoScope(principal, parseStationIds(principal, query));
 
       const { rows, total } = await listConfirmations(
-        services.bulkDb,
+        services.pageDb,
         { scope, types, since, qsoSince, qsoUntil, band, mode, callsign },
         pagination.perPage,
         pagination.offset,

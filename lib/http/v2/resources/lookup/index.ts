@@ -31,8 +31,8 @@ async function lookupGrid(request: RequestContext, grid: string) {
   const filter = gridFilter(request.query);
   const scope = lookupScope(request);
   if (grid.toUpperCase() === 'ALL') {
-    // A whole scope's squares (hundreds of ms at 1M QSOs): heavy work, queued on the bulk pool.
-    const grids = await workedGrids(request.services.bulkDb, scope, filter);
+    // A whole scope's squares (hundreds of ms at 1M QSOs): page-sized heavy work, queued on the page pool.
+    const grids = await workedGrids(request.services.pageDb, scope, filter);
     return { data: { grids, count: grids.length }, meta: { type: 'worked_grids', band: filter.band, cnfm: filter.cnfm } };
   }
   const square = normalizeGrid(grid);

@@ -79,7 +79,7 @@ export const listChanges: Handler = async (request) => {
     cursor,
     perPage,
   };
-  const client = await services.bulkDb.connect();
+  const client = await services.pageDb.connect();
   try {
     // The cut is computed before the snapshot is taken.
     const bounds: ChangeBounds = stationIds.length > 0 ? await changeBounds(client, stationIds) : { xidBound: cursor?.txid ?? '0', idBound: 0 };

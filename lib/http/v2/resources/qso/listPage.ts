@@ -27,7 +27,7 @@ export interface ListPage {
 export async function answerListPage(
   { ctx, services }: RequestContext, parsed: ParsedList, pageOf: (list: ListQuery) => ListPage,
 ): Promise<undefined> {
-  const client = await services.bulkDb.connect();
+  const client = await services.pageDb.connect();
   try {
     const list = await withItsCut(client, parsed);
     const page = pageOf(list);

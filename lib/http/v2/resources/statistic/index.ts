@@ -56,10 +56,10 @@ export const statisticResource: ResourceDefinition = {
       const profile = parseProfile(query, principal.isAdmin);
       const scope = qsoScope(principal, parseStationIds(principal, query));
       const data: Record<string, unknown> = {};
-      if (profile === 'qso' || profile === 'full') data.qso = await qsoStatistics(services.bulkDb, scope);
+      if (profile === 'qso' || profile === 'full') data.qso = await qsoStatistics(services.pageDb, scope);
       if (profile === 'confirmations' || profile === 'full') {
         const filters = parseConfirmationFilters(query);
-        const stats = await confirmationStatistics(services.bulkDb, scope, filters);
+        const stats = await confirmationStatistics(services.pageDb, scope, filters);
         data.confirmations = {
           ...stats,
           filters: {
