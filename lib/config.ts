@@ -64,6 +64,12 @@ export interface Config {
    * closed (and the request treated as abandoned), in ms (0: no limit).
    */
   response_stall_timeout_ms: number;
+  /**
+   * Bytes of a list page's answer read ahead of a slow client, so that the page gives its
+   * database connection back before the client has read it (0: none); READ_AHEAD_PAGES pages at
+   * once a process at most.
+   */
+  page_read_ahead_bytes: number;
 }
 
 type ConfigFile = Partial<Config>;
@@ -121,6 +127,7 @@ const configSchema: JSONSchemaType<ConfigFile> = {
     trust_proxy: { anyOf: [{ type: 'boolean' }, { type: 'integer', minimum: 0, maximum: 16 }, { type: 'null' }] },
     statement_timeout_ms: { type: 'integer', minimum: 0, maximum: 86_400_000, nullable: true },
     response_stall_timeout_ms: { type: 'integer', minimum: 0, maximum: 86_400_000, nullable: true },
+    page_read_ahead_bytes: { type: 'integer', minimum: 0, maximum: 64 * 1024 * 1024, nullable: true },
     import_jobs: {
       type: 'object',
       nullable: true,
@@ -182,6 +189,7 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env, context: Con
     trust_proxy: false,
     statement_timeout_ms: 30_000,
     response_stall_timeout_ms: 30_000,
+    page_read_ahead_bytes: 1024 * 1024,
   };
 }
 

@@ -25,6 +25,7 @@ import { lookupKeys } from './auth/keys.js';
 import { ImportJobs } from './import/jobs/jobRunner.js';
 import { logbookHome } from './db/embedded.js';
 import { prepareSpoolFolder } from './http/spool.js';
+import { READ_AHEAD_PAGES, ReadAheadBudget } from './http/readAhead.js';
 
 const noEvents: EventPublisher = { publish: () => undefined, close: async () => undefined };
 
@@ -62,6 +63,7 @@ export function createServices(options: ServiceOptions & { spoolFolder: string }
     db: options.db.pool,
     bulkDb: options.db.bulkPool,
     pageDb: options.db.pagePool,
+    readAhead: new ReadAheadBudget(options.config.page_read_ahead_bytes, READ_AHEAD_PAGES),
     config: options.config,
     logger: options.logger,
     metrics,

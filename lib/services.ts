@@ -9,6 +9,7 @@ import type { InsertBatcher } from './import/insertBatcher.js';
 import type { BatchedLookup } from './db/batchedLookup.js';
 import type { TokenRecord } from './auth/tokens.js';
 import type { V1Key } from './auth/keys.js';
+import type { ReadAheadBudget } from './http/readAhead.js';
 
 /** The look-ups that authenticate requests, by the presented secret's SHA-256 hash (over `db`). */
 export interface CredentialLookups {
@@ -35,6 +36,8 @@ export interface Services {
   bulkDb: ScopedPool;
   /** Lists, the change feed, statistics, whole-scope look-ups (Database.pagePool): page-sized heavy work queues here. */
   pageDb: ScopedPool;
+  /** Memory lent to list pages read ahead of slow clients, so that they give pageDb connections back early. */
+  readAhead: ReadAheadBudget;
   config: Config;
   logger: Logger;
   metrics: Metrics;

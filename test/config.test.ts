@@ -13,6 +13,7 @@ t.test('defaults', async (t) => {
   t.equal(config.rate_limit_store, 'memory');
   t.equal(config.response_stall_timeout_ms, 30_000, 'a client reading nothing is dropped after half a minute, as long as a statement may run');
   t.equal(buildConfig({ response_stall_timeout_ms: 0 }, {}).response_stall_timeout_ms, 0, '0: never');
+  t.equal(config.page_read_ahead_bytes, 1024 * 1024, 'a list page reads up to 1 MiB ahead of a slow client');
 });
 
 t.test('rate-limit store: shared by default when several processes count', async (t) => {
@@ -55,6 +56,7 @@ t.test('a bad value stops start-up with one line naming the key', async (t) => {
     [{ apiv2_hide_userdata: ['user_callsign'] }, /^config: apiv2_hide_userdata\.0 /],
     [{ max_body_bytes: 'big' }, /^config: max_body_bytes /],
     [{ response_stall_timeout_ms: -1 }, /^config: response_stall_timeout_ms /],
+    [{ page_read_ahead_bytes: 128 * 1024 * 1024 }, /^config: page_read_ahead_bytes /],
     [{ metrics: { path: '/api/v2/metrics' } }, /^config: metrics\.path /],
     [[], /^config: /],
   ];

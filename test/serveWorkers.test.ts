@@ -65,9 +65,12 @@ t.test('the instance runs as many page statements at once as it has cores, whate
   const heldPages = async () => (await db.pool.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM pg_stat_activity
       WHERE datname = current_database() AND state <> 'idle' AND query LIKE 'COPY (SELECT%'`)).rows[0]!.n;
+  // Without read-ahead, which would let a page give its connection back before it is read.
+  const config = join(mkdtempSync(join(tmpdir(), 'logbook-pages-')), 'config.json');
+  writeFileSync(config, JSON.stringify({ page_read_ahead_bytes: 0 }));
   for (const workers of [2, 1]) {
     const expected = pagePoolSizeFor(workers) * workers;
-    const { url, child, exited } = await startServe(t, db.url, ['--workers', String(workers)]);
+    const { url, child, exited } = await startServe(t, db.url, ['--workers', String(workers), '--config', config]);
     const { hostname, port, host } = new URL(url);
     const sockets: Socket[] = [];
     // More than each worker's share (connections are dealt to the workers in turn).

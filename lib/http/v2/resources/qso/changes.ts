@@ -100,7 +100,7 @@ export const listChanges: Handler = async (request) => {
     const body = new CopyPageEnvelope(changes, meta);
     // A statement that fails still gets the error envelope.
     const rows: Readable = copyText === null ? Readable.from([]) : await copyBoundOut(client, copyText);
-    return answerFromSnapshot(ctx, client, rows, body);
+    return answerFromSnapshot(ctx, client, rows, body, services.readAhead);
   } catch (error) {
     // A refused cursor is an answer, not a failure of the connection.
     endSnapshot(client, error instanceof ApiError ? null : (error as Error));

@@ -37,7 +37,7 @@ export async function answerListPage(
     const rows = total > list.pagination.offset
       ? await copyBoundOut(client, copyText ?? (await bindForCopy(client, query)).copyText, page.nullAsEmpty)
       : Readable.from([]);
-    return answerFromSnapshot(ctx, client, rows, page.envelope(total));
+    return answerFromSnapshot(ctx, client, rows, page.envelope(total), services.readAhead);
   } catch (error) {
     endSnapshot(client, error as Error);
     throw error;

@@ -1,0 +1,89 @@
+import t, { type Test } from 'tap';
+import { get, type IncomingMessage } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startTestServer } from '../helpers/server.js';
+import { testDatabase } from '../helpers/db.js';
+import { createOperator } from '../helpers/fixtures.js';
+import { seedLongQsos } from '../helpers/qsoRows.js';
+import { openDatabase } from '../../lib/db/database.js';
+import { createLogger } from '../../lib/log.js';
+import { ReadAheadBudget } from '../../lib/http/readAhead.js';
+
+const MiB = 1024 * 1024;
+
+/** A server whose page pool has one connection (a process's share on a machine of one core per worker). */
+async function onePageConnection(t: Test, config: Record<string, unknown>) {
+  const base = await testDatabase(t);
+  const db = await openDatabase({ logger: createLogger({}, true), url: base.url, migrate: false, pagePoolSize: 1 });
+  t.teardown(() => db.close());
+  const server = await startTestServer(t, { db, config: { response_stall_timeout_ms: 60_000, ...config } });
+  const op = await createOperator(db.pool);
+  // 5,000 long QSOs: a page of about 5 MB, more than the loopback sockets hold.
+  await seedLongQsos(db.pool, op.stationId, 5000);
+  return { server, db, op };
+}
+
+/** A request whose client reads the head, then nothing until `resume` is called; `body` is what it read in all. */
+async function slowReader(url: string, token: string) {
+  const response = await new Promise<IncomingMessage>((resolve, reject) => {
+    get(url, { headers: { authorization: `Bearer ${token}` } }, resolve).on('error', reject);
+  });
+  response.pause();
+  return {
+    status: response.statusCode,
+    resume(): Promise<string> {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.resume();
+      return new Promise((resolve, reject) => {
+        response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        response.on('error', reject);
+      });
+    },
+  };
+}
+
+function timed<T>(work: Promise<T>): Promise<{ value: T; ms: number }> {
+  const begin = Date.now();
+  return work.then((value) => ({ value, ms: Date.now() - begin }));
+}
+
+t.test('a page read ahead of its slow client gives its connection back, and the client still gets all of it', async (t) => {
+  const { server, db, op } = await onePageConnection(t, { page_read_ahead_bytes: 16 * MiB });
+  const budget = server.services.readAhead.available;
+  const slow = await slowReader(`${server.url}/api/v2/qso?per_page=5000`, op.token);
+  t.equal(slow.status, 200);
+  for (let i = 0; i < 100 && db.pagePool.idleCount < db.pagePool.totalCount; i++) await sleep(20);
+  t.equal(db.pagePool.totalCount - db.pagePool.idleCount, 0, 'the page connection is free while the client reads nothing');
+  t.equal(server.services.readAhead.available, budget - 16 * MiB, 'the page holds its loan');
+  const other = await timed(server.request('/api/v2/qso?per_page=10', { token: op.token }));
+  t.equal(other.value.status, 200);
+  t.ok(other.ms < 2000, `another list is answered meanwhile (${other.ms} ms)`);
+  const page = JSON.parse(await slow.resume()) as { data: Array<{ id: number }>; meta: { total: number } };
+  t.equal(page.data.length, 5000, 'the slow client gets the whole page');
+  t.equal(page.meta.total, 5000);
+  t.equal(new Set(page.data.map((qso) => qso.id)).size, 5000, 'each QSO once');
+  await sleep(50);
+  t.equal(server.services.readAhead.available, budget, 'the loan is returned with the answer');
+});
+
+t.test('without read-ahead (0) a slow client holds the connection', async (t) => {
+  const { server, db, op } = await onePageConnection(t, { page_read_ahead_bytes: 0 });
+  const slow = await slowReader(`${server.url}/api/v2/qso?per_page=5000`, op.token);
+  await sleep(300);
+  t.equal(db.pagePool.totalCount - db.pagePool.idleCount, 1, 'the page holds its connection while its client reads nothing');
+  const other = timed(server.request('/api/v2/qso?per_page=10', { token: op.token }));
+  const first = await Promise.race([other.then(() => 'answered'), sleep(1000).then(() => 'waiting')]);
+  t.equal(first, 'waiting', 'another list of the process waits for it');
+  const page = JSON.parse(await slow.resume()) as { data: unknown[] };
+  t.equal(page.data.length, 5000);
+  t.equal((await other).value.status, 200, 'and is answered once the page is read');
+});
+
+t.test('the budget lends whole pages until it is spent, and nothing when read-ahead is off', async (t) => {
+  const budget = new ReadAheadBudget(MiB, 2);
+  t.same([budget.lend(), budget.lend(), budget.lend()], [MiB, MiB, 0], 'two pages, then none: the third page holds its connection');
+  budget.giveBack(MiB);
+  t.equal(budget.lend(), MiB, 'a returned loan is lent again');
+  t.equal(new ReadAheadBudget(0, 32).lend(), 0);
+});
