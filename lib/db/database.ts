@@ -122,9 +122,9 @@ export function bulkPoolSizeFor(processes: number): number {
  * The page pool of one of `processes` API processes: the instance's cores shared among them, at
  * least one each. Each page statement keeps a core busy while it runs; with two such backends a
  * core on the 2-core machine, `GET /api/v2/qso/{id}` while 100 heavy lists were abandoned took
- * p99 94–208 ms, with one 43–56 ms (benchmarks/RESULTS.md). The price: a client reading its page
- * slowly holds its process's connection meanwhile (a stopped one for response_stall_timeout_ms at
- * most), and the other lists of that process wait behind it.
+ * p99 94–208 ms, with one 40–75 ms (benchmarks/RESULTS.md). So that a client reading its page
+ * slowly does not hold the process's connection (and its other lists behind it), pages are read
+ * ahead of their clients (lib/http/readAhead.ts).
  */
 export function pagePoolSizeFor(processes: number, cores = availableParallelism()): number {
   return Math.max(1, Math.floor(cores / processes));

@@ -35,8 +35,9 @@ export function endSnapshot(client: pg.PoolClient, error: Error | null | undefin
 export function answerFromSnapshot(ctx: Context, client: pg.PoolClient, rows: Readable, body: Transform, readAhead: ReadAheadBudget): undefined {
   const lent = readAhead.lend();
   ctx.res.once('close', () => readAhead.giveBack(lent));
-  // The pipeline ends once the last stream has taken everything in, not once it was read.
-  const ahead = new PassThrough(lent > 0 ? { highWaterMark: lent } : {});
+  // The pipeline ends once the last stream has taken everything in, not once it was read; what
+  // it holds is its readable side (its writable side keeps the default 16 kB).
+  const ahead = new PassThrough(lent > 0 ? { readableHighWaterMark: lent } : {});
   pipeline(rows, body, ahead, (error) => endSnapshot(client, error));
   ctx.status = 200;
   ctx.type = 'application/json';
