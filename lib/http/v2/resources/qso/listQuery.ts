@@ -87,7 +87,7 @@ function parseLimit(query: Record<string, string>): number | null {
 
 /**
  * A list's parameters, checked before any connection is taken. Its queries wait for the cut
- * (ListQuery.idBelow), which answerListPage reads on the list's own bulk connection just before
+ * (ListQuery.idBelow), which answerListPage reads on the list's own page connection just before
  * the page's snapshot: a heavy list's every statement then queues among the heavy ones, and none
  * takes a connection cheap requests need (100 lists arriving at once had each run it on the main
  * pool, which grew to all its connections while `GET /qso/{id}` waited; benchmarks/RESULTS.md).
