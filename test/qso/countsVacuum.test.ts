@@ -13,23 +13,32 @@ function spreadSql(count: number, tag: string): string {
             FROM generate_series(1, ${count}) g`;
 }
 
-/** The statistics' dead rows of a table once they count at least `atLeast` (they reach the statistics within seconds). */
-async function deadRows(db: pg.Pool, table: string, atLeast: number): Promise<number> {
+/**
+ * The statistics' dead rows of a table once they count at least `atLeast` (they reach the
+ * statistics within seconds), or once the table was vacuumed (then 0).
+ */
+async function deadRows(db: pg.Pool, table: string, atLeast: number): Promise<{ dead: number; vacuumed: boolean }> {
   for (let attempt = 0; ; attempt++) {
-    const { rows } = await db.query<{ dead: number }>('SELECT n_dead_tup::int AS dead FROM pg_stat_user_tables WHERE relname = $1', [table]);
-    if (rows[0]!.dead >= atLeast || attempt === 150) return rows[0]!.dead;
+    const { rows: [row] } = await db.query<{ dead: number; vacuumed: boolean }>(
+      'SELECT n_dead_tup::int AS dead, last_vacuum IS NOT NULL AS vacuumed FROM pg_stat_user_tables WHERE relname = $1', [table]);
+    if (row!.dead >= atLeast || row!.vacuumed || attempt === 150) return row!;
     await sleep(100);
   }
 }
 
 t.test('compactions fold in place and vacuum the tables of counts, whose dead rows stay bounded', async (t) => {
   const { pool: db } = await testDatabase(t);
+  // Only the compaction's own vacuum here: a vacuum cleared the dead rows before the test read
+  // the statistics once (n_dead_tup 0), autovacuum's or the compaction's.
+  await db.query('ALTER TABLE qso_month_bucket_counts SET (autovacuum_enabled = false)');
   const op = await createOperator(db, { callsign: 'DL1VAC' });
   await seedQsos(db, [op.stationId], spreadSql(2000, 'A'), [op.stationId]);
   t.equal(await compactQsoCounts(db, 0) > 0, true, 'the appended rows are folded');
   // Folding deleted the 2,000 appended rows; the folded ones replaced them, so a fold in place
-  // leaves as many dead rows as it deleted, and a vacuum is due once the statistics show them.
-  t.equal(await deadRows(db, 'qso_month_bucket_counts', 2000), 2000, 'a fold leaves the rows it deleted dead');
+  // leaves as many dead rows as it deleted, and a vacuum is due once the statistics show them:
+  // the compaction's own, at once when the statistics had them already.
+  const folded = await deadRows(db, 'qso_month_bucket_counts', 2000);
+  t.ok(folded.dead === 2000 || folded.vacuumed, `a fold leaves the rows it deleted dead until a vacuum (${folded.dead} dead, vacuumed: ${folded.vacuumed})`);
 
   // 300 more in buckets the first 300 have: added to their folded rows.
   await seedQsos(db, [op.stationId], spreadSql(300, 'B'), [op.stationId]);
