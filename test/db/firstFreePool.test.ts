@@ -3,6 +3,7 @@ import net from 'node:net';
 import { once } from 'node:events';
 import type pg from 'pg';
 import { testDatabase } from '../helpers/db.js';
+import { timed } from '../helpers/timed.js';
 import { FirstFreePool } from '../../lib/db/firstFreePool.js';
 
 /**
@@ -41,20 +42,21 @@ async function slowRelay(t: Test, databaseUrl: string) {
   return { relay, url: url.toString() };
 }
 
-async function pid(client: pg.PoolClient): Promise<number> {
-  return (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
-}
-
-function timed<T>(work: Promise<T>): Promise<{ value: T; ms: number }> {
-  const begin = Date.now();
-  return work.then((value) => ({ value, ms: Date.now() - begin }));
-}
-
-t.test('a check-out waiting on a slow new connection takes one released meanwhile', async (t) => {
+/** A FirstFreePool of 3 connections through a slow relay to a fresh test database. */
+async function poolBehindRelay(t: Test) {
   const db = await testDatabase(t);
   const { relay, url } = await slowRelay(t, db.url);
   const pool = new FirstFreePool({ connectionString: url, max: 3 });
   t.teardown(() => pool.end());
+  return { relay, pool };
+}
+
+async function pid(client: pg.PoolClient): Promise<number> {
+  return (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+}
+
+t.test('a check-out waiting on a slow new connection takes one released meanwhile', async (t) => {
+  const { relay, pool } = await poolBehindRelay(t);
   const first = await pool.connect();
   const firstPid = await pid(first);
   relay.delayMs = 1500;
@@ -76,10 +78,7 @@ t.test('a check-out waiting on a slow new connection takes one released meanwhil
 });
 
 t.test('a connection opened after its check-out was served serves the next one waiting', async (t) => {
-  const db = await testDatabase(t);
-  const { relay, url } = await slowRelay(t, db.url);
-  const pool = new FirstFreePool({ connectionString: url, max: 3 });
-  t.teardown(() => pool.end());
+  const { relay, pool } = await poolBehindRelay(t);
   const first = await pool.connect();
   relay.delayMs = 1000;
   const a = timed(pool.connect());
@@ -94,11 +93,8 @@ t.test('a connection opened after its check-out was served serves the next one w
 });
 
 t.test('a failed opening fails its check-out unless another connection served it', async (t) => {
-  const db = await testDatabase(t);
-  const { relay, url } = await slowRelay(t, db.url);
-  const pool = new FirstFreePool({ connectionString: url, max: 3 });
+  const { relay, pool } = await poolBehindRelay(t);
   pool.on('error', () => undefined);
-  t.teardown(() => pool.end());
   const first = await pool.connect();
   relay.refuse = true;
   await t.rejects(timed(pool.connect()), 'the database unreachable: the check-out fails instead of waiting');

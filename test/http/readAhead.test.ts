@@ -3,6 +3,7 @@ import { get, type IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer } from '../helpers/server.js';
 import { testDatabase } from '../helpers/db.js';
+import { timed } from '../helpers/timed.js';
 import { createOperator } from '../helpers/fixtures.js';
 import { seedLongQsos } from '../helpers/qsoRows.js';
 import { openDatabase } from '../../lib/db/database.js';
@@ -41,11 +42,6 @@ async function slowReader(url: string, token: string) {
       });
     },
   };
-}
-
-function timed<T>(work: Promise<T>): Promise<{ value: T; ms: number }> {
-  const begin = Date.now();
-  return work.then((value) => ({ value, ms: Date.now() - begin }));
 }
 
 t.test('a page read ahead of its slow client gives its connection back, and the client still gets all of it', async (t) => {

@@ -6,11 +6,12 @@ import type { Logger } from '../../log.js';
  * (0: never). A streamed list or export holds a database connection until its client has read
  * the last byte, and nothing else would ever end the wait: Node's HTTP server has no send
  * timeout, PostgreSQL cancels no statement blocked on a full socket, and a few such clients
- * would hold every connection of the page pool (lists) or the bulk pool (exports). The socket's inactivity timer (refreshed by
- * every write that completes and every byte read) fires only after `timeoutMs` without
- * progress; it is a stall only while output waits in the socket (a server still producing the
- * answer is not the client's fault). Closing the socket ends the request as abandoned
- * (abandonOnDisconnect): its backends are terminated and its connections freed.
+ * would hold every connection of the page pool (lists) or the bulk pool (exports). The
+ * socket's inactivity timer (refreshed by every write that completes and every byte read)
+ * fires only after `timeoutMs` without progress; it is a stall only while output waits in the
+ * socket (a server still producing the answer is not the client's fault). Closing the socket
+ * ends the request as abandoned (abandonOnDisconnect): its backends are terminated and its
+ * connections freed.
  */
 export function dropStalledClients(timeoutMs: number, logger: Logger): Middleware {
   return async (ctx, next) => {
