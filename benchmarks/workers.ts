@@ -10,7 +10,7 @@
  * --gzip is given.
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/workers.ts \
- *     [--workers N (default: CPUs)] [--clients 32] [--seconds 8] [--gzip] [--fetch]
+ *     [--workers N (default: CPUs)] [--clients 32] [--seconds 8] [--warm-up 10] [--gzip] [--fetch]
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { numberOption, percentile, scratchDatabase, secondsSince } from './lib/scratch.js';
@@ -25,6 +25,12 @@ import { createKey } from '../lib/auth/keys.js';
 const WORKERS = numberOption('workers', availableParallelism());
 const CLIENTS = numberOption('clients', 32);
 const SECONDS = numberOption('seconds', 8);
+/**
+ * Seconds of unmeasured load before each measurement. A new process serves at a third of its
+ * speed while V8 compiles its code; N processes each see 1/N of the requests, so they take N
+ * times as long to get there (with 2: 8–10 s of v2 creates, benchmarks/RESULTS.md).
+ */
+const WARM_UP = numberOption('warm-up', 10);
 const GZIP = process.argv.includes('--gzip');
 /** POSTs `body` and reads the whole answer; resolves with its status. */
 const post = (url: string, headers: Record<string, string>, body: string): Promise<number> => sendDiscarding(url, { method: 'POST', headers, body, gzip: GZIP });
@@ -38,13 +44,9 @@ const key = await createKey(database.pool, userId, 'rw');
 let serial = 0;
 type Door = 'v1' | 'v2' | 'ceiling';
 
-async function load({ url, pid }: ServeProcess, door: Door): Promise<{ rate: number; text: string }> {
-  const deadline = Date.now() + SECONDS * 1000;
-  const cpuBefore = cpuSeconds(pid);
-  const clientBefore = process.cpuUsage();
-  const start = process.hrtime.bigint();
-  const latencies: number[] = [];
-  const statuses = new Map<number, number>();
+/** CLIENTS clients sending `door`'s request for `seconds`; `answered` hears of each answer. */
+async function drive(url: string, door: Door, seconds: number, answered: (status: number, ms: number) => void = () => {}): Promise<void> {
+  const deadline = Date.now() + seconds * 1000;
   await Promise.all(Array.from({ length: CLIENTS }, async () => {
     while (Date.now() < deadline) {
       const call = `W${++serial}X`;
@@ -55,10 +57,23 @@ async function load({ url, pid }: ServeProcess, door: Door): Promise<{ rate: num
       const begin = process.hrtime.bigint();
       const path = { v2: '/api/v2/qso', v1: '/api/qso', ceiling: '/api/version' }[door];
       const status = await post(url + path, headers, door === 'ceiling' ? JSON.stringify({ key }) : body);
-      latencies.push(secondsSince(begin) * 1000);
-      statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      answered(status, secondsSince(begin) * 1000);
     }
   }));
+}
+
+/** `door` measured for SECONDS, after WARM_UP seconds of the same load that count for nothing. */
+async function load({ url, pid }: ServeProcess, door: Door): Promise<{ rate: number; text: string }> {
+  await drive(url, door, WARM_UP);
+  const cpuBefore = cpuSeconds(pid);
+  const clientBefore = process.cpuUsage();
+  const start = process.hrtime.bigint();
+  const latencies: number[] = [];
+  const statuses = new Map<number, number>();
+  await drive(url, door, SECONDS, (status, ms) => {
+    latencies.push(ms);
+    statuses.set(status, (statuses.get(status) ?? 0) + 1);
+  });
   const elapsed = secondsSince(start);
   const cpuAfter = cpuSeconds(pid);
   const client = process.cpuUsage(clientBefore);
@@ -71,7 +86,7 @@ async function load({ url, pid }: ServeProcess, door: Door): Promise<{ rate: num
 }
 
 console.log(`load average at start: ${loadavg().map((n) => n.toFixed(1)).join(' ')}`);
-console.log(`| processes | door | ${CLIENTS} clients, ${SECONDS} s | CPU µs per request: server / PostgreSQL / clients | vs ceiling |\n|---|---|---|---|---|`);
+console.log(`| processes | door | ${CLIENTS} clients, ${SECONDS} s after ${WARM_UP} s of warm-up | CPU µs per request: server / PostgreSQL / clients | vs ceiling |\n|---|---|---|---|---|`);
 for (const workers of [1, WORKERS]) {
   const server = await startServe(database.url, { workers });
   const ceiling = await load(server, 'ceiling');
