@@ -65,9 +65,9 @@ export interface Config {
    */
   response_stall_timeout_ms: number;
   /**
-   * Bytes of a list page's answer read ahead of a slow client, so that the page gives its
-   * database connection back before the client has read it (0: none); READ_AHEAD_PAGES pages at
-   * once a process at most.
+   * Bytes of a list page's answer read ahead of a slow client into memory (the rest waits on
+   * disk, SPILL_BYTES at most), so that the page gives its database connection back before the
+   * client has read it (0: none); READ_AHEAD_PAGES pages at once a process at most.
    */
   page_read_ahead_bytes: number;
 }

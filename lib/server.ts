@@ -63,7 +63,7 @@ export function createServices(options: ServiceOptions & { spoolFolder: string }
     db: options.db.pool,
     bulkDb: options.db.bulkPool,
     pageDb: options.db.pagePool,
-    readAhead: new ReadAheadBudget(options.config.page_read_ahead_bytes, READ_AHEAD_PAGES),
+    readAhead: new ReadAheadBudget(options.config.page_read_ahead_bytes, READ_AHEAD_PAGES, options.spoolFolder),
     config: options.config,
     logger: options.logger,
     metrics,

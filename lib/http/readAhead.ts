@@ -1,16 +1,32 @@
+import { PassThrough, type Duplex } from 'node:stream';
+import type { ServerResponse } from 'node:http';
+import { SpillBuffer } from './spillBuffer.js';
+
 /**
  * Memory a process lends to pages read ahead of their clients: a streamed list page holds its
  * page connection (one a core for the whole instance) until its output has left the server, so a
  * client reading slowly would hold up every other list of its process. A page may instead read up
- * to `perPage` bytes ahead into memory and give its connection back, while `pages` of them at
- * most hold such memory at once; beyond that, a page holds its connection as before. Each loan is
- * returned when its answer ends, however it ends.
+ * to `perPage` bytes ahead into memory, and up to SPILL_BYTES more into a file of the spool
+ * folder, and give its connection back, while `pages` of them at most hold such a loan at once;
+ * beyond that, a page holds its connection as before. Each loan is returned when its answer ends,
+ * however it ends.
  */
 export class ReadAheadBudget {
   private left: number;
 
-  constructor(readonly perPage: number, pages: number) {
+  constructor(readonly perPage: number, pages: number, private readonly spoolFolder: string) {
     this.left = perPage * pages;
+  }
+
+  /**
+   * The stream an answer to `res` is read ahead through: a SpillBuffer while the budget lasts,
+   * else a plain PassThrough that holds the page's connection until its client has read it.
+   */
+  aheadOf(res: ServerResponse): Duplex {
+    const lent = this.lend();
+    if (lent === 0) return new PassThrough();
+    res.once('close', () => this.giveBack(lent));
+    return new SpillBuffer(lent, SPILL_BYTES, this.spoolFolder);
   }
 
   /** Bytes granted to one page: perPage, or 0 when the budget is spent (or read-ahead is off). */
@@ -32,3 +48,11 @@ export class ReadAheadBudget {
 
 /** Pages a process reads ahead at once at most: with the default 1 MiB each, 32 MiB a process. */
 export const READ_AHEAD_PAGES = 32;
+
+/**
+ * A page's bytes beyond its memory that wait on disk for a slow client at most: more than the
+ * largest page (5,000 QSOs as full JSON objects, about 6 MB; as ADIF, about 3 MB), so that only
+ * a page of unusually long fields holds its connection once this much waits. At most
+ * READ_AHEAD_PAGES × 32 MiB of a process's spool folder.
+ */
+export const SPILL_BYTES = 32 * 1024 * 1024;

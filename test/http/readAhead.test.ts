@@ -9,6 +9,12 @@ import { seedLongQsos } from '../helpers/qsoRows.js';
 import { openDatabase } from '../../lib/db/database.js';
 import { createLogger } from '../../lib/log.js';
 import { ReadAheadBudget } from '../../lib/http/readAhead.js';
+import { SpillBuffer } from '../../lib/http/spillBuffer.js';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
 const MiB = 1024 * 1024;
 
@@ -63,6 +69,80 @@ t.test('a page read ahead of its slow client gives its connection back, and the 
   t.equal(server.services.readAhead.available, budget, 'the loan is returned with the answer');
 });
 
+/** The page files waiting in a spool folder, with their sizes. */
+const spilledPages = (folder: string) => {
+  try {
+    return readdirSync(folder).filter((name) => name.startsWith('page-')).map((name) => statSync(join(folder, name)).size);
+  } catch {
+    return [];
+  }
+};
+
+/** Waits (up to 3 s) until the page pool has no connection checked out. */
+async function pageConnectionFree(db: { pagePool: { idleCount: number; totalCount: number } }): Promise<number> {
+  for (let i = 0; i < 150 && db.pagePool.idleCount < db.pagePool.totalCount; i++) await sleep(20);
+  return db.pagePool.totalCount - db.pagePool.idleCount;
+}
+
+t.test('a page longer than its read-ahead waits on disk: the connection is free, the client gets all of it, the file goes', async (t) => {
+  const { server, db, op } = await onePageConnection(t, { page_read_ahead_bytes: 64 * 1024 });
+  const folder = server.services.spoolFolder;
+  const budget = server.services.readAhead.available;
+  const slow = await slowReader(`${server.url}/api/v2/qso?per_page=5000`, op.token);
+  t.equal(slow.status, 200);
+  t.equal(await pageConnectionFree(db), 0, 'the page connection is free while the client reads nothing');
+  const files = spilledPages(folder);
+  t.equal(files.length, 1, 'one page waits on disk');
+  t.ok(files[0]! > MiB, `what memory did not hold is in the file (${files[0]} bytes)`);
+  const other = await timed(server.request('/api/v2/qso?per_page=10', { token: op.token }));
+  t.equal(other.value.status, 200);
+  t.ok(other.ms < 2000, `another list is answered meanwhile (${other.ms} ms)`);
+  const page = JSON.parse(await slow.resume()) as { data: Array<{ id: number }>; meta: { total: number } };
+  t.equal(page.data.length, 5000, 'the slow client gets the whole page');
+  t.equal(new Set(page.data.map((qso) => qso.id)).size, 5000, 'each QSO once');
+  t.same(page.data.map((qso) => qso.id), [...page.data.map((qso) => qso.id)].sort((a, b) => b - a), 'in the order of the page');
+  await sleep(50);
+  t.same(spilledPages(folder), [], 'the file is removed with the answer');
+  t.equal(server.services.readAhead.available, budget, 'the loan is returned');
+});
+
+t.test('a client gone while its page waits on disk leaves no file and no loan', async (t) => {
+  const { server, db, op } = await onePageConnection(t, { page_read_ahead_bytes: 64 * 1024 });
+  const folder = server.services.spoolFolder;
+  const budget = server.services.readAhead.available;
+  const response = await new Promise<IncomingMessage>((resolve, reject) => {
+    get(`${server.url}/api/v2/qso?per_page=5000`, { headers: { authorization: `Bearer ${op.token}` } }, resolve).on('error', reject);
+  });
+  response.pause();
+  t.equal(await pageConnectionFree(db), 0);
+  t.equal(spilledPages(folder).length, 1, 'the page waits on disk');
+  response.destroy();
+  for (let i = 0; i < 100 && (spilledPages(folder).length > 0 || server.services.readAhead.available < budget); i++) await sleep(20);
+  t.same(spilledPages(folder), [], 'the file is removed');
+  t.equal(server.services.readAhead.available, budget, 'the loan is returned');
+  t.equal((await server.request('/api/v2/qso?per_page=10', { token: op.token })).status, 200, 'the connection serves the next list');
+});
+
+t.test('a spill buffer keeps the order, and its writer waits once the file holds its limit unread', async (t) => {
+  const folder = mkdtempSync(join(tmpdir(), 'spill-'));
+  t.teardown(() => rmSync(folder, { recursive: true, force: true }));
+  const chunks = Array.from({ length: 200 }, (_, i) => Buffer.from(`${String(i).padStart(4, '0')}:${'x'.repeat(95)}`));
+  const spill = new SpillBuffer(1000, 5000, folder);
+  let written = false;
+  const writing = pipeline(Readable.from(chunks), spill).then(() => (written = true));
+  await sleep(200);
+  t.equal(written, false, 'the writer waits: 20,000 bytes do not fit 1,000 in memory and 5,000 on disk');
+  const [size] = spilledPages(folder);
+  t.ok(size! > 5000 && size! <= 5100, `the file holds its limit and one chunk more (${size} bytes)`);
+  const read: Buffer[] = [];
+  for await (const chunk of spill) read.push(chunk as Buffer);
+  await writing;
+  t.ok(written, 'the writer finished once the reader took the file');
+  t.equal(Buffer.concat(read).toString(), Buffer.concat(chunks).toString(), 'every byte, in order');
+  await sleep(20);
+  t.same(spilledPages(folder), [], 'the file is removed at the end');
+});
+
 t.test('without read-ahead (0) a slow client holds the connection', async (t) => {
   const { server, db, op } = await onePageConnection(t, { page_read_ahead_bytes: 0 });
   const slow = await slowReader(`${server.url}/api/v2/qso?per_page=5000`, op.token);
@@ -77,9 +157,9 @@ t.test('without read-ahead (0) a slow client holds the connection', async (t) =>
 });
 
 t.test('the budget lends whole pages until it is spent, and nothing when read-ahead is off', async (t) => {
-  const budget = new ReadAheadBudget(MiB, 2);
+  const budget = new ReadAheadBudget(MiB, 2, '');
   t.same([budget.lend(), budget.lend(), budget.lend()], [MiB, MiB, 0], 'two pages, then none: the third page holds its connection');
   budget.giveBack(MiB);
   t.equal(budget.lend(), MiB, 'a returned loan is lent again');
-  t.equal(new ReadAheadBudget(0, 32).lend(), 0);
+  t.equal(new ReadAheadBudget(0, 32, '').lend(), 0);
 });

@@ -1,4 +1,4 @@
-import { PassThrough, pipeline, type Readable, type Transform } from 'node:stream';
+import { pipeline, type Readable, type Transform } from 'node:stream';
 import type { Context } from 'koa';
 import type pg from 'pg';
 import type { ReadAheadBudget } from '../../../readAhead.js';
@@ -27,17 +27,13 @@ export function endSnapshot(client: pg.PoolClient, error: Error | null | undefin
 /**
  * Answers 200 with `body`, JSON fed by `rows` read in `client`'s snapshot: the snapshot ends
  * when the body is complete, or is discarded with its connection when the client goes away (or
- * the database fails) mid-page. The body is read ahead of the client by as much as `readAhead`
- * lends (ReadAheadBudget): a page no longer than that ends its snapshot and gives its connection
- * back as fast as the database sends it, however slowly its client reads; the loan is returned
- * when the answer ends.
+ * the database fails) mid-page. The body is read ahead of the client through what `readAhead`
+ * lends (ReadAheadBudget.aheadOf): such a page ends its snapshot and gives its connection back
+ * as fast as the database sends it, however slowly its client reads.
  */
 export function answerFromSnapshot(ctx: Context, client: pg.PoolClient, rows: Readable, body: Transform, readAhead: ReadAheadBudget): undefined {
-  const lent = readAhead.lend();
-  ctx.res.once('close', () => readAhead.giveBack(lent));
-  // The pipeline ends once the last stream has taken everything in, not once it was read; what
-  // it holds is its readable side (its writable side keeps the default 16 kB).
-  const ahead = new PassThrough(lent > 0 ? { readableHighWaterMark: lent } : {});
+  const ahead = readAhead.aheadOf(ctx.res);
+  // The pipeline ends once the last stream has taken everything in, not once it was read.
   pipeline(rows, body, ahead, (error) => endSnapshot(client, error));
   ctx.status = 200;
   ctx.type = 'application/json';
