@@ -14,7 +14,12 @@ import { SpillBuffer } from './spillBuffer.js';
 export class ReadAheadBudget {
   private left: number;
 
-  constructor(readonly perPage: number, pages: number, private readonly spoolFolder: string) {
+  constructor(
+    readonly perPage: number,
+    pages: number,
+    private readonly spoolFolder: string,
+    private readonly onDiskError: (error: Error) => void = () => {},
+  ) {
     this.left = perPage * pages;
   }
 
@@ -26,7 +31,7 @@ export class ReadAheadBudget {
     const lent = this.lend();
     if (lent === 0) return new PassThrough();
     res.once('close', () => this.giveBack(lent));
-    return new SpillBuffer(lent, SPILL_BYTES, this.spoolFolder);
+    return new SpillBuffer(lent, SPILL_BYTES, this.spoolFolder, this.onDiskError);
   }
 
   /** Bytes granted to one page: perPage, or 0 when the budget is spent (or read-ahead is off). */

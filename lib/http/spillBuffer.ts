@@ -12,7 +12,9 @@ const READ_BACK_BYTES = 64 * 1024;
  * side takes everything in as fast as it comes until the file holds `diskBytes` not yet read
  * back; only then does it wait for the reader. Once a byte went to the file, every later one
  * does too, so the order is memory, then the file. The file is removed when the stream ends or
- * is destroyed (its client gone).
+ * is destroyed (its client gone). Where the disk fails (full, or the folder unusable), the rest
+ * goes through memory a chunk at a time, each write waiting for the reader as a PassThrough's
+ * would: the answer is still whole, only its connection is held as without read-ahead.
  */
 export class SpillBuffer extends Duplex {
   private readonly memory: Buffer[] = [];
@@ -24,10 +26,19 @@ export class SpillBuffer extends Duplex {
   private readingFile = false;
   private inputEnded = false;
   private readerWaiting = false;
-  /** A write held until the reader has taken enough of the file. */
+  /** A write held until the reader has taken enough of the file, or all of the tail. */
   private resumeWriter: (() => void) | null = null;
+  /** What came after the disk failed, served after the file. */
+  private readonly tail: Buffer[] = [];
+  private diskFailed = false;
+  private endPushed = false;
 
-  constructor(private readonly memoryBytes: number, private readonly diskBytes: number, private readonly folder: string) {
+  constructor(
+    private readonly memoryBytes: number,
+    private readonly diskBytes: number,
+    private readonly folder: string,
+    private readonly onDiskError: (error: Error) => void = () => {},
+  ) {
     super();
   }
 
@@ -37,14 +48,41 @@ export class SpillBuffer extends Duplex {
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
-    if (this.file === null && this.memoryHeld + chunk.length <= this.memoryBytes) {
+    if (this.file === null && !this.diskFailed && this.memoryHeld + chunk.length <= this.memoryBytes) {
       this.memory.push(chunk);
       this.memoryHeld += chunk.length;
       this.pump();
       callback();
       return;
     }
-    this.toFile(chunk).then(() => callback(), callback);
+    if (this.diskFailed) {
+      this.toTail(chunk).then(() => callback());
+      return;
+    }
+    this.toFile(chunk).then(() => callback(), (error: Error) => {
+      this.diskFailed = true;
+      this.onDiskError(error);
+      this.toTail(chunk).then(() => callback());
+    });
+  }
+
+  private async toTail(chunk: Buffer): Promise<void> {
+    this.tail.push(chunk);
+    this.pump();
+    await this.readerCaughtUp();
+  }
+
+  /** Resolves once the file holds no more than diskBytes unread and the tail is empty. */
+  private readerCaughtUp(): Promise<void> {
+    if (this.destroyed || (this.written - this.readBack <= this.diskBytes && this.tail.length === 0)) return Promise.resolve();
+    return new Promise<void>((resolve) => (this.resumeWriter = resolve));
+  }
+
+  private releaseWriter(): void {
+    if (this.resumeWriter === null || this.written - this.readBack > this.diskBytes || this.tail.length > 0) return;
+    const resume = this.resumeWriter;
+    this.resumeWriter = null;
+    resume();
   }
 
   private async toFile(chunk: Buffer): Promise<void> {
@@ -56,9 +94,7 @@ export class SpillBuffer extends Duplex {
     await this.file.handle.write(chunk, 0, chunk.length, this.written);
     this.written += chunk.length;
     this.pump();
-    if (this.written - this.readBack > this.diskBytes && !this.destroyed) {
-      await new Promise<void>((resolve) => (this.resumeWriter = resolve));
-    }
+    await this.readerCaughtUp();
   }
 
   override _final(callback: (error?: Error | null) => void): void {
@@ -72,16 +108,24 @@ export class SpillBuffer extends Duplex {
     this.pump();
   }
 
-  /** Hands the reader what it waits for: memory first, then the file, then the end. */
+  /** Hands the reader what it waits for: memory first, then the file, then the tail, then the end. */
   private pump(): void {
     while (this.readerWaiting && this.memory.length > 0) {
       const chunk = this.memory.shift()!;
       this.memoryHeld -= chunk.length;
       this.readerWaiting = this.push(chunk);
     }
-    if (!this.readerWaiting || this.readingFile || this.destroyed) return;
-    if (this.readBack < this.written) this.readFile(this.file!.handle);
-    else if (this.inputEnded && this.memory.length === 0) this.push(null);
+    if (!this.readerWaiting || this.readingFile || this.destroyed || this.memory.length > 0) return;
+    if (this.readBack < this.written) {
+      this.readFile(this.file!.handle);
+      return;
+    }
+    while (this.readerWaiting && this.tail.length > 0) this.readerWaiting = this.push(this.tail.shift()!);
+    this.releaseWriter();
+    if (this.readerWaiting && this.inputEnded && this.tail.length === 0 && !this.endPushed) {
+      this.endPushed = true;
+      this.push(null);
+    }
   }
 
   private readFile(handle: FileHandle): void {
@@ -91,11 +135,7 @@ export class SpillBuffer extends Duplex {
       this.readingFile = false;
       if (this.destroyed) return;
       this.readBack += bytesRead;
-      if (this.resumeWriter !== null && this.written - this.readBack <= this.diskBytes) {
-        const resume = this.resumeWriter;
-        this.resumeWriter = null;
-        resume();
-      }
+      this.releaseWriter();
       this.readerWaiting = this.push(buffer.subarray(0, bytesRead));
       this.pump();
     }, (error: Error) => {
@@ -107,6 +147,7 @@ export class SpillBuffer extends Duplex {
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
     this.memory.length = 0;
     this.memoryHeld = 0;
+    this.tail.length = 0;
     const file = this.file;
     if (file === null) {
       callback(error);

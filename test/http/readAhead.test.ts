@@ -10,7 +10,7 @@ import { openDatabase } from '../../lib/db/database.js';
 import { createLogger } from '../../lib/log.js';
 import { ReadAheadBudget } from '../../lib/http/readAhead.js';
 import { SpillBuffer } from '../../lib/http/spillBuffer.js';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -141,6 +141,25 @@ t.test('a spill buffer keeps the order, and its writer waits once the file holds
   t.equal(Buffer.concat(read).toString(), Buffer.concat(chunks).toString(), 'every byte, in order');
   await sleep(20);
   t.same(spilledPages(folder), [], 'the file is removed at the end');
+});
+
+t.test('where the disk fails, a spill buffer still delivers everything in order, holding its writer as a PassThrough would', async (t) => {
+  const folder = mkdtempSync(join(tmpdir(), 'spill-'));
+  t.teardown(() => rmSync(folder, { recursive: true, force: true }));
+  const notAFolder = join(folder, 'file');
+  writeFileSync(notAFolder, '');
+  const chunks = Array.from({ length: 200 }, (_, i) => Buffer.from(`${String(i).padStart(4, '0')}:${'y'.repeat(95)}`));
+  const errors: Error[] = [];
+  const spill = new SpillBuffer(1000, 5000, join(notAFolder, 'spool'), (error) => errors.push(error));
+  let written = false;
+  const writing = pipeline(Readable.from(chunks), spill).then(() => (written = true));
+  await sleep(200);
+  t.equal(written, false, 'the writer waits for the reader');
+  t.equal(errors.length, 1, 'the disk error is reported once');
+  const read: Buffer[] = [];
+  for await (const chunk of spill) read.push(chunk as Buffer);
+  await writing;
+  t.equal(Buffer.concat(read).toString(), Buffer.concat(chunks).toString(), 'every byte, in order');
 });
 
 t.test('without read-ahead (0) a slow client holds the connection', async (t) => {
