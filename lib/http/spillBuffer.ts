@@ -60,6 +60,11 @@ export class SpillBuffer extends Duplex {
       return;
     }
     this.toFile(chunk).then(() => callback(), (error: Error) => {
+      // A write cut short by the stream's own end (its file closed under it) is no disk failure.
+      if (this.destroyed) {
+        callback();
+        return;
+      }
       this.diskFailed = true;
       this.onDiskError(error);
       this.toTail(chunk).then(() => callback());
@@ -89,7 +94,14 @@ export class SpillBuffer extends Duplex {
     if (this.file === null) {
       await mkdir(this.folder, { recursive: true, mode: 0o700 });
       const path = join(this.folder, `page-${randomUUID()}`);
-      this.file = { handle: await open(path, 'wx+', 0o600), path };
+      const handle = await open(path, 'wx+', 0o600);
+      // Destroyed while the file was opened (its client gone): _destroy found no file to remove.
+      if (this.destroyed) {
+        await handle.close();
+        await rm(path, { force: true });
+        return;
+      }
+      this.file = { handle, path };
     }
     await this.file.handle.write(chunk, 0, chunk.length, this.written);
     this.written += chunk.length;

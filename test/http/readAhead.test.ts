@@ -162,6 +162,22 @@ t.test('where the disk fails, a spill buffer still delivers everything in order,
   t.equal(Buffer.concat(read).toString(), Buffer.concat(chunks).toString(), 'every byte, in order');
 });
 
+t.test('a spill buffer destroyed while its file opens leaves no file and reports no disk failure', async (t) => {
+  const folder = mkdtempSync(join(tmpdir(), 'spill-'));
+  t.teardown(() => rmSync(folder, { recursive: true, force: true }));
+  for (let round = 0; round < 20; round++) {
+    const errors: Error[] = [];
+    const spill = new SpillBuffer(10, 1000, folder, (error) => errors.push(error));
+    spill.on('error', () => undefined);
+    spill.write(Buffer.alloc(100, 'z'));
+    if (round % 2 === 1) await new Promise((resolve) => setImmediate(resolve));
+    spill.destroy();
+    await sleep(30);
+    t.same(spilledPages(folder), [], `round ${round}: no file left`);
+    t.same(errors, [], `round ${round}: no disk failure reported`);
+  }
+});
+
 t.test('without read-ahead (0) a slow client holds the connection', async (t) => {
   const { server, db, op } = await onePageConnection(t, { page_read_ahead_bytes: 0 });
   const slow = await slowReader(`${server.url}/api/v2/qso?per_page=5000`, op.token);
