@@ -106,6 +106,18 @@ t.test('a page longer than its read-ahead waits on disk: the connection is free,
   t.equal(server.services.readAhead.available, budget, 'the loan is returned');
 });
 
+t.test('a change feed page longer than its read-ahead waits on disk too', async (t) => {
+  const { server, db, op } = await onePageConnection(t, { page_read_ahead_bytes: 64 * 1024 });
+  const slow = await slowReader(`${server.url}/api/v2/qso/changes?per_page=5000`, op.token);
+  t.equal(slow.status, 200);
+  t.equal(await pageConnectionFree(db), 0, 'the page connection is free while the client reads nothing');
+  t.equal(spilledPages(server.services.spoolFolder).length, 1, 'the page waits on disk');
+  const page = JSON.parse(await slow.resume()) as { data: Array<{ id: number }>; meta: { has_more: boolean } };
+  t.equal(page.data.length, 5000, 'the slow client gets every change');
+  t.equal(new Set(page.data.map((change) => change.id)).size, 5000, 'each QSO once');
+  t.equal(page.meta.has_more, false);
+});
+
 t.test('a client gone while its page waits on disk leaves no file and no loan', async (t) => {
   const { server, db, op } = await onePageConnection(t, { page_read_ahead_bytes: 64 * 1024 });
   const folder = server.services.spoolFolder;
