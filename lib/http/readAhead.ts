@@ -1,6 +1,7 @@
 import { PassThrough, type Duplex } from 'node:stream';
 import type { ServerResponse } from 'node:http';
 import { SpillBuffer } from './spillBuffer.js';
+import type { Metrics } from '../metrics.js';
 
 /**
  * Memory a process lends to pages read ahead of their clients: a streamed list page holds its
@@ -19,6 +20,7 @@ export class ReadAheadBudget {
     pages: number,
     private readonly spoolFolder: string,
     private readonly onDiskError: (error: Error) => void = () => {},
+    private readonly metrics: Metrics | null = null,
   ) {
     this.left = perPage * pages;
   }
@@ -29,9 +31,16 @@ export class ReadAheadBudget {
    */
   aheadOf(res: ServerResponse): Duplex {
     const lent = this.lend();
-    if (lent === 0) return new PassThrough();
-    res.once('close', () => this.giveBack(lent));
-    return new SpillBuffer(lent, SPILL_BYTES, this.spoolFolder, this.onDiskError);
+    if (lent === 0) {
+      this.metrics?.pagesReadAhead.inc({ waited_in: 'connection' });
+      return new PassThrough();
+    }
+    const ahead = new SpillBuffer(lent, SPILL_BYTES, this.spoolFolder, this.onDiskError);
+    res.once('close', () => {
+      this.giveBack(lent);
+      this.metrics?.pagesReadAhead.inc({ waited_in: ahead.spilled ? 'disk' : 'memory' });
+    });
+    return ahead;
   }
 
   /** Bytes granted to one page: perPage, or 0 when the budget is spent (or read-ahead is off). */

@@ -42,7 +42,7 @@ export class SpillBuffer extends Duplex {
     super();
   }
 
-  /** Whether the answer went beyond memory (what the tests watch). */
+  /** Whether the answer went beyond memory (its file was opened): what /metrics counts. */
   get spilled(): boolean {
     return this.file !== null;
   }

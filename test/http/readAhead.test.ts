@@ -67,6 +67,8 @@ t.test('a page read ahead of its slow client gives its connection back, and the 
   t.equal(new Set(page.data.map((qso) => qso.id)).size, 5000, 'each QSO once');
   await sleep(50);
   t.equal(server.services.readAhead.available, budget, 'the loan is returned with the answer');
+  t.match(server.services.metrics.render(), /logbook_page_answers_total\{waited_in="memory"\} 2\n/, 'both pages counted as waiting in memory');
+  t.notMatch(server.services.metrics.render(), /waited_in="disk"/);
 });
 
 /** The page files waiting in a spool folder, with their sizes. */
@@ -104,6 +106,8 @@ t.test('a page longer than its read-ahead waits on disk: the connection is free,
   await sleep(50);
   t.same(spilledPages(folder), [], 'the file is removed with the answer');
   t.equal(server.services.readAhead.available, budget, 'the loan is returned');
+  t.match(server.services.metrics.render(), /logbook_page_answers_total\{waited_in="disk"\} 1\n/, 'the long page counted as waiting on disk');
+  t.match(server.services.metrics.render(), /logbook_page_answers_total\{waited_in="memory"\} 1\n/, 'the short one in memory');
 });
 
 t.test('a change feed page longer than its read-ahead waits on disk too', async (t) => {
@@ -201,6 +205,7 @@ t.test('without read-ahead (0) a slow client holds the connection', async (t) =>
   const page = JSON.parse(await slow.resume()) as { data: unknown[] };
   t.equal(page.data.length, 5000);
   t.equal((await other).value.status, 200, 'and is answered once the page is read');
+  t.match(server.services.metrics.render(), /logbook_page_answers_total\{waited_in="connection"\} 2\n/, 'both pages counted as holding their connection');
 });
 
 t.test('the budget lends whole pages until it is spent, and nothing when read-ahead is off', async (t) => {
