@@ -63,8 +63,13 @@ export function createServices(options: ServiceOptions & { spoolFolder: string }
     db: options.db.pool,
     bulkDb: options.db.bulkPool,
     pageDb: options.db.pagePool,
-    readAhead: new ReadAheadBudget(options.config.page_read_ahead_bytes, READ_AHEAD_PAGES, options.spoolFolder, (error) =>
-      options.logger.warn('a page could not wait on disk for its client: it holds its connection until read', { error: error.message }), metrics),
+    readAhead: new ReadAheadBudget({
+      perPage: options.config.page_read_ahead_bytes,
+      pages: READ_AHEAD_PAGES,
+      spoolFolder: options.spoolFolder,
+      onDiskError: (error) => options.logger.warn('a page could not wait on disk for its client: it holds its connection until read', { error: error.message }),
+      metrics,
+    }),
     config: options.config,
     logger: options.logger,
     metrics,

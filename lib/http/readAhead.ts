@@ -12,17 +12,32 @@ import type { Metrics } from '../metrics.js';
  * beyond that, a page holds its connection as before. Each loan is returned when its answer ends,
  * however it ends.
  */
-export class ReadAheadBudget {
-  private left: number;
+export interface ReadAheadOptions {
+  /** Bytes of memory a page may hold (`page_read_ahead_bytes`; 0: no read-ahead). */
+  perPage: number;
+  /** Pages that may hold a loan at once. */
+  pages: number;
+  /** Where a page's bytes beyond its memory wait (the process's spool folder). */
+  spoolFolder: string;
+  /** Told when a page's file cannot be written (the page then holds its connection). */
+  onDiskError?: (error: Error) => void;
+  /** Counts the pages by where they waited. */
+  metrics?: Metrics;
+}
 
-  constructor(
-    readonly perPage: number,
-    pages: number,
-    private readonly spoolFolder: string,
-    private readonly onDiskError: (error: Error) => void = () => {},
-    private readonly metrics: Metrics | null = null,
-  ) {
+export class ReadAheadBudget {
+  readonly perPage: number;
+  private left: number;
+  private readonly spoolFolder: string;
+  private readonly onDiskError: (error: Error) => void;
+  private readonly metrics: Metrics | null;
+
+  constructor({ perPage, pages, spoolFolder, onDiskError = () => {}, metrics }: ReadAheadOptions) {
+    this.perPage = perPage;
     this.left = perPage * pages;
+    this.spoolFolder = spoolFolder;
+    this.onDiskError = onDiskError;
+    this.metrics = metrics ?? null;
   }
 
   /**
@@ -64,9 +79,9 @@ export class ReadAheadBudget {
 export const READ_AHEAD_PAGES = 32;
 
 /**
- * A page's bytes beyond its memory that wait on disk for a slow client at most: more than the
- * largest page (5,000 QSOs as full JSON objects, about 6 MB; as ADIF, about 3 MB), so that only
- * a page of unusually long fields holds its connection once this much waits. At most
+ * A page's bytes beyond its memory that wait on disk for a slow client at most: more than a
+ * page of 5,000 QSOs as full JSON objects (2–10 MB, as long as their fields are), so that only a
+ * page of unusually long fields holds its connection once this much waits. At most
  * READ_AHEAD_PAGES × 32 MiB of a process's spool folder.
  */
 export const SPILL_BYTES = 32 * 1024 * 1024;

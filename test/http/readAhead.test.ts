@@ -209,9 +209,9 @@ t.test('without read-ahead (0) a slow client holds the connection', async (t) =>
 });
 
 t.test('the budget lends whole pages until it is spent, and nothing when read-ahead is off', async (t) => {
-  const budget = new ReadAheadBudget(MiB, 2, '');
+  const budget = new ReadAheadBudget({ perPage: MiB, pages: 2, spoolFolder: '' });
   t.same([budget.lend(), budget.lend(), budget.lend()], [MiB, MiB, 0], 'two pages, then none: the third page holds its connection');
   budget.giveBack(MiB);
   t.equal(budget.lend(), MiB, 'a returned loan is lent again');
-  t.equal(new ReadAheadBudget(0, 32, '').lend(), 0);
+  t.equal(new ReadAheadBudget({ perPage: 0, pages: 32, spoolFolder: '' }).lend(), 0);
 });
