@@ -41,7 +41,17 @@ function adif(count: number): string {
 
 interface Log { op: Operator; stations: number[]; token: string }
 
+/**
+ * Every LOTW_EVERY-th operation is a LoTW report whatever the draw: the draws are shared with the
+ * clients, so which operations a seed makes depends on timings, and a run without a report
+ * (seed 2 once, 2026-11-28) would check no merge at all.
+ */
+const LOTW_EVERY = 10;
+/** The draw that picks the LoTW report among the operations below. */
+const LOTW_REPORT = 0.9;
+
 async function writers(server: TestServer, logs: Log[], next: () => number, until: () => boolean): Promise<void> {
+  let count = 0;
   const post = (log: Log, json: unknown) => server.request('/api/v2/qso', { method: 'POST', token: log.token, json });
   const pick = <T>(list: T[]): T => list[Math.floor(next() * list.length)]!;
   const ids = async (log: Log): Promise<number[]> =>
@@ -49,7 +59,7 @@ async function writers(server: TestServer, logs: Log[], next: () => number, unti
   const one = async (): Promise<void> => {
     const log = pick(logs);
     const station = pick(log.stations);
-    const what = next();
+    const what = ++count % LOTW_EVERY === 0 ? LOTW_REPORT : next();
     if (what < 0.2) {
       await post(log, { import_type: 'adif', station_profile_id: station, adif: adif(50 + Math.floor(next() * 200)) });
     } else if (what < 0.45) {
