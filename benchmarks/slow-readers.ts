@@ -17,7 +17,7 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { get, type IncomingMessage } from 'node:http';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { compactQsoCounts } from '../lib/qso/counts.js';
 import { logbookHome } from '../lib/db/embedded.js';
@@ -97,12 +97,6 @@ function slowPage(url: string): { read(): Promise<number | 'cut off'> } {
   };
 }
 
-/** Peak RSS (VmHWM, MiB) of each worker of the serve process `pid`: the processes that serve. */
-function workersPeakRss(pid: number): string {
-  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
-  return children.map((child) => (Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child}/status`, 'utf8'))?.[1]) / 1024).toFixed(0)).join(', ');
-}
-
 const line = (readAhead: string, label: string, times: number[], ceiling: number[]) =>
   `| ${readAhead} | ${label} | ${times.length} | ${percentile(times, 50).toFixed(1)} | ${percentile(times, 99).toFixed(1)} | ${times[times.length - 1]!.toFixed(1)} | ${(percentile(times, 99) / percentile(ceiling, 99)).toFixed(2)} |`;
 
@@ -123,7 +117,7 @@ for (const [label, config] of [['default (1 MiB, then disk)', {}], ['page_read_a
   const counts = await Promise.all(pages.map((page) => page.read()));
   console.log(line(label, 'alone (ceiling)', ceiling, ceiling));
   console.log(line(label, `while ${SLOW} clients read nothing of a long page`, during, ceiling));
-  const rss = WORKERS > 1 ? `workers' peak RSS ${workersPeakRss(server.pid)} MiB` : `peak RSS ${server.peakRssMb().toFixed(0)} MiB`;
+  const rss = WORKERS > 1 ? `workers' peak RSS ${server.workersPeakRssMb().map((mb) => mb.toFixed(0)).join(', ')} MiB` : `peak RSS ${server.peakRssMb().toFixed(0)} MiB`;
   notes.push(`${label}: ${rss}, ${(waiting / 1e6).toFixed(1)} MB waiting on disk at the window's end, slow clients got ${counts.join(', ')} QSOs`);
   await server.stop();
 }

@@ -15,6 +15,8 @@ export interface ServeProcess {
   pid: number;
   /** Peak RSS (VmHWM) of the serve process, in MiB: with --workers 1 the one process that serves. */
   peakRssMb(): number;
+  /** Peak RSS (MiB) of each worker of `--workers N` (N ≥ 2): the processes that serve. */
+  workersPeakRssMb(): number[];
   stop(): Promise<void>;
 }
 
@@ -23,6 +25,12 @@ export interface ServeOptions {
   workers?: number;
   /** A configuration (config.json) for the process, written to a temporary file. */
   config?: Record<string, unknown>;
+}
+
+/** Peak RSS (VmHWM) of a process, in MiB. */
+function peakRssMbOf(pid: number): number {
+  const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return hwm ? Number(hwm[1]) / 1024 : NaN;
 }
 
 export async function startServe(databaseUrl: string, { workers = 1, config }: ServeOptions = {}): Promise<ServeProcess> {
@@ -54,10 +62,9 @@ export async function startServe(databaseUrl: string, { workers = 1, config }: S
   return {
     url,
     pid: child.pid!,
-    peakRssMb() {
-      const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-      return hwm ? Number(hwm[1]) / 1024 : NaN;
-    },
+    peakRssMb: () => peakRssMbOf(child.pid!),
+    workersPeakRssMb: () =>
+      readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map((pid) => peakRssMbOf(Number(pid))),
     async stop() {
       const exited = once(child, 'exit');
       child.kill('SIGTERM');
