@@ -4,7 +4,7 @@ import { bindForCopy, type Statement } from '../db/settingParams.js';
 import type { ChangeBounds } from './changeBounds.js';
 import { START, type ChangeCursor } from './changeCursor.js';
 import { ByteOutput } from '../export/byteOutput.js';
-import { put, QsoJsonFromCopy, type CopyPage } from './copyJson.js';
+import { put, qsoJsonWriter, type QsoJsonFromCopy, type CopyPage } from './copyJson.js';
 import { CopyRows } from '../db/copyRows.js';
 import { qsoSelectList } from './present.js';
 import type { QsoScope } from './scope.js';
@@ -153,7 +153,7 @@ export class ChangePageFromCopy implements CopyPage {
 
   /** `omitEmpty`: each QSO with its set fields only. */
   constructor(private readonly perPage: number, omitEmpty: boolean) {
-    this.qso = new QsoJsonFromCopy(omitEmpty);
+    this.qso = qsoJsonWriter(omitEmpty);
   }
 
   read(chunk: Buffer): Buffer | null {
