@@ -169,13 +169,12 @@ export class QsoJsonFromCopy {
   }
 }
 
-const writers = new Map<boolean, QsoJsonFromCopy>();
+const FULL_OBJECTS = new QsoJsonFromCopy(false);
+const SET_FIELDS = new QsoJsonFromCopy(true);
 
 /** The process's writer of full QSO objects, or of their set fields only (`setOnly`, omit_empty). */
 export function qsoJsonWriter(setOnly: boolean): QsoJsonFromCopy {
-  let writer = writers.get(setOnly);
-  if (writer === undefined) writers.set(setOnly, (writer = new QsoJsonFromCopy(setOnly)));
-  return writer;
+  return setOnly ? SET_FIELDS : FULL_OBJECTS;
 }
 
 /** A page's COPY output in, its items' JSON text out (comma-separated, no brackets). */
