@@ -17,7 +17,7 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { get, type IncomingMessage } from 'node:http';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { compactQsoCounts } from '../lib/qso/counts.js';
 import { logbookHome } from '../lib/db/embedded.js';
@@ -25,6 +25,7 @@ import { generateLogs } from './lib/generatedLog.js';
 import { numberOption, percentile, scratchDatabase, secondsSince } from './lib/scratch.js';
 import { closeConnections, sendDiscarding } from './lib/httpClient.js';
 import { startServe } from './lib/serveProcess.js';
+import { spilledPages } from '../test/helpers/spilledPages.js';
 
 const QSOS = numberOption('qsos', 1_000_000);
 const SLOW = numberOption('slow', 8);
@@ -39,15 +40,14 @@ const headers = { authorization: `Bearer ${token}` };
 /** Bytes of pages waiting on disk in every process's spool folder. */
 function spooledBytes(): number {
   const root = join(logbookHome(), 'spool');
-  let bytes = 0;
+  let folders: string[];
   try {
-    for (const folder of readdirSync(root)) {
-      for (const name of readdirSync(join(root, folder))) if (name.startsWith('page-')) bytes += statSync(join(root, folder, name)).size;
-    }
+    folders = readdirSync(root);
   } catch {
     // No spool folder yet: nothing waits.
+    return 0;
   }
-  return bytes;
+  return folders.flatMap((folder) => spilledPages(join(root, folder))).reduce((sum, size) => sum + size, 0);
 }
 
 /** GET of the small list, one after another until `until` (a time in ms) or `count` requests: latencies, sorted. */

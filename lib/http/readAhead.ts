@@ -3,15 +3,6 @@ import type { ServerResponse } from 'node:http';
 import { SpillBuffer } from './spillBuffer.js';
 import type { Metrics } from '../metrics.js';
 
-/**
- * Memory a process lends to pages read ahead of their clients: a streamed list page holds its
- * page connection (one a core for the whole instance) until its output has left the server, so a
- * client reading slowly would hold up every other list of its process. A page may instead read up
- * to `perPage` bytes ahead into memory, and up to SPILL_BYTES more into a file of the spool
- * folder, and give its connection back, while `pages` of them at most hold such a loan at once;
- * beyond that, a page holds its connection as before. Each loan is returned when its answer ends,
- * however it ends.
- */
 export interface ReadAheadOptions {
   /** Bytes of memory a page may hold (`page_read_ahead_bytes`; 0: no read-ahead). */
   perPage: number;
@@ -25,6 +16,15 @@ export interface ReadAheadOptions {
   metrics?: Metrics;
 }
 
+/**
+ * Memory a process lends to pages read ahead of their clients: a streamed list page holds its
+ * page connection (one a core for the whole instance) until its output has left the server, so a
+ * client reading slowly would hold up every other list of its process. A page may instead read up
+ * to `perPage` bytes ahead into memory, and up to SPILL_BYTES more into a file of the spool
+ * folder, and give its connection back, while `pages` of them at most hold such a loan at once;
+ * beyond that, a page holds its connection as before. Each loan is returned when its answer ends,
+ * however it ends.
+ */
 export class ReadAheadBudget {
   readonly perPage: number;
   private left: number;
