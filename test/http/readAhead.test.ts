@@ -10,6 +10,7 @@ import { openDatabase } from '../../lib/db/database.js';
 import { createLogger } from '../../lib/log.js';
 import { ReadAheadBudget } from '../../lib/http/readAhead.js';
 import { spilledPages } from '../helpers/spilledPages.js';
+import { until } from '../helpers/worker.js';
 
 const MiB = 1024 * 1024;
 
@@ -89,7 +90,7 @@ t.test('a page longer than its read-ahead waits on disk: the connection is free,
   t.equal(page.data.length, 5000, 'the slow client gets the whole page');
   t.equal(new Set(page.data.map((qso) => qso.id)).size, 5000, 'each QSO once');
   // The file goes and the loan comes back once the answer has ended, asynchronously.
-  for (let i = 0; i < 100 && (spilledPages(folder).length > 0 || server.services.readAhead.available < budget); i++) await sleep(20);
+  await until(() => spilledPages(folder).length === 0 && server.services.readAhead.available === budget, 'the file removed and the loan returned');
   t.same(spilledPages(folder), [], 'the file is removed with the answer');
   t.equal(server.services.readAhead.available, budget, 'the loan is returned');
   t.match(server.services.metrics.render(), /logbook_page_answers_total\{waited_in="disk"\} 1\n/, 'the long page counted as waiting on disk');
@@ -121,7 +122,7 @@ t.test('a client gone while its page waits on disk leaves no file and no loan', 
   t.equal(await pageConnectionFree(db), 0);
   t.equal(spilledPages(folder).length, 1, 'the page waits on disk');
   response.destroy();
-  for (let i = 0; i < 100 && (spilledPages(folder).length > 0 || server.services.readAhead.available < budget); i++) await sleep(20);
+  await until(() => spilledPages(folder).length === 0 && server.services.readAhead.available === budget, 'the file removed and the loan returned');
   t.same(spilledPages(folder), [], 'the file is removed');
   t.equal(server.services.readAhead.available, budget, 'the loan is returned');
   t.equal((await server.request('/api/v2/qso?per_page=10', { token: op.token })).status, 200, 'the connection serves the next list');

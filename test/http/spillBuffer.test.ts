@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SpillBuffer } from '../../lib/http/spillBuffer.js';
 import { spilledPages } from '../helpers/spilledPages.js';
+import { until } from '../helpers/worker.js';
 
 /** 200 chunks of 100 bytes, each starting with its number: 20,000 bytes whose order shows. */
 const numberedChunks = () => Array.from({ length: 200 }, (_, i) => Buffer.from(`${String(i).padStart(4, '0')}:${'x'.repeat(95)}`));
@@ -37,7 +38,7 @@ t.test('a spill buffer keeps the order, and its writer waits once the file holds
   await writing;
   t.ok(written, 'the writer finished once the reader took the file');
   t.equal(read, Buffer.concat(chunks).toString(), 'every byte, in order');
-  for (let i = 0; i < 100 && spilledPages(folder).length > 0; i++) await sleep(20);
+  await until(() => spilledPages(folder).length === 0, "the file's removal");
   t.same(spilledPages(folder), [], 'the file is removed at the end');
 });
 
@@ -68,7 +69,7 @@ t.test('a spill buffer destroyed while its file opens leaves no file and reports
     if (round % 2 === 1) await new Promise((resolve) => setImmediate(resolve));
     spill.destroy();
     // The file goes once its opening has ended (asynchronously, later on a loaded machine).
-    for (let i = 0; i < 100 && spilledPages(folder).length > 0; i++) await sleep(20);
+    await until(() => spilledPages(folder).length === 0, `round ${round}: the file's removal`);
     t.same(spilledPages(folder), [], `round ${round}: no file left`);
     t.same(errors, [], `round ${round}: no disk failure reported`);
   }
