@@ -65,11 +65,13 @@ t.test('a spill buffer destroyed while its file opens leaves no file and reports
     const errors: Error[] = [];
     const spill = new SpillBuffer(10, 1000, folder, (error) => errors.push(error));
     spill.on('error', () => undefined);
-    spill.write(Buffer.alloc(100, 'z'));
+    // The write ends once its file's opening has ended and the file is dealt with: waiting for
+    // no file alone could pass before the file was even created.
+    let writeEnded = false;
+    spill.write(Buffer.alloc(100, 'z'), () => (writeEnded = true));
     if (round % 2 === 1) await new Promise((resolve) => setImmediate(resolve));
     spill.destroy();
-    // The file goes once its opening has ended (asynchronously, later on a loaded machine).
-    await until(() => spilledPages(folder).length === 0, `round ${round}: the file's removal`);
+    await until(() => writeEnded, `round ${round}: the write's end`);
     t.same(spilledPages(folder), [], `round ${round}: no file left`);
     t.same(errors, [], `round ${round}: no disk failure reported`);
   }
