@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
+import { shapedStatement } from './shapedStatement.js';
 
 /**
  * Bound values for statements that take none, such as `COPY (SELECT …) TO STDOUT`: each value is
@@ -42,7 +43,7 @@ export async function bindForCopy<Row extends object = Record<string, never>>(
   const calls = ["set_config('datestyle', 'ISO', true)", ...page.values.map((_, i) => `set_config('logbook.param_${i + 1}', $${first + i + 1}, true)`)];
   const values = [...(alongside?.values ?? []), ...page.values.map(settingText)];
   const text = alongside ? `SELECT alongside.*, ${calls.join(', ')} FROM (${alongside.text}) alongside` : `SELECT ${calls.join(', ')}`;
-  const { rows } = await client.query<Row>(text, values);
+  const { rows } = await client.query<Row>(shapedStatement(client, text, values));
   // A query of no rows would leave the settings unset; the COPY would then fail on them.
   if (alongside && rows.length !== 1) throw new Error(`bindForCopy: the statement alongside returned ${rows.length} rows, not one`);
   return { copyText: page.text.replace(/\$(\d+)/g, (_, n: string) => `current_setting('logbook.param_${n}')`), row: rows[0] };

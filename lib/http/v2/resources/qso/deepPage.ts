@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { SqlParams } from '../../../../db/sqlParams.js';
+import { shapedStatement } from '../../../../db/shapedStatement.js';
 import { blockRowsSql, dayRangeBlockRowsSql, idCountsTable, idSeekSql, monthCountsTable, monthRowsSql, monthSeekSql, timeRangeTotalSql } from '../../../../qso/counts.js';
 import { bucketScopeOn, scopeOn, type ListQuery, type PageSeek } from './listQuery.js';
 import type { ScopeOn } from '../../../../qso/scope.js';
@@ -36,7 +37,7 @@ async function sortsMatches(client: Pick<pg.PoolClient, 'query'>, list: ListQuer
   const before = from === null ? '0' : timeRangeTotalSql(all, params, null, from);
   const matches = timeRangeTotalSql(bucketScopeOn(list, params), params, from, to, monthCountsTable(list.bucketFilterKinds));
   const { rows } = await client.query<{ in_range: number; before: number; matches: number }>(
-    `SELECT (${inRange}) AS in_range, (${before}) AS before, (${matches}) AS matches`, params.values,
+    shapedStatement(client, `SELECT (${inRange}) AS in_range, (${before}) AS before, (${matches}) AS matches`, params.values),
   );
   const { in_range: inRangeRows, before: beforeRows, matches: matchRows } = rows[0]!;
   const reach = list.pagination.offset + list.pagination.perPage;
@@ -87,7 +88,7 @@ export async function pageSeek(client: Pick<pg.PoolClient, 'query'>, list: ListQ
     const blockRows = blockRowsOf(list, params, all);
     if (blockRows !== null) {
       const { rows } = await client.query<{ from_id: string; skipped: number; to_id: string | null; matches: number; walked: number }>(
-        idSeekSql(blockRows, all('c'), params.add(offset), params.add(offset + perPage)), params.values,
+        shapedStatement(client, idSeekSql(blockRows, all('c'), params.add(offset), params.add(offset + perPage)), params.values),
       );
       const window = rows[0];
       if (window === undefined) return null;
@@ -104,7 +105,7 @@ export async function pageSeek(client: Pick<pg.PoolClient, 'query'>, list: ListQ
   // A range inside one month: the page skips at most that month's QSOs anyway.
   if (months === null) return null;
   const { rows } = await client.query<{ below: string; skipped: number; above: string | null }>(
-    monthSeekSql(months, params.add(offset), params.add(offset + perPage)), params.values,
+    shapedStatement(client, monthSeekSql(months, params.add(offset), params.add(offset + perPage)), params.values),
   );
   return rows[0] ? { order: 'time', ...rows[0] } : null;
 }

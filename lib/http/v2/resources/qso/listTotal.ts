@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { SqlParams } from '../../../../db/sqlParams.js';
 import { bindForCopy } from '../../../../db/settingParams.js';
+import { shapedStatement } from '../../../../db/shapedStatement.js';
 import { blockRowsSql, bucketTotalSql, dayRangeBlockRowsSql, idCountsTable, idRangeTotalSql, monthCountsTable, scopeTotalSql, timeRangeTotalSql } from '../../../../qso/counts.js';
 import { scopeConditions } from '../../../../qso/scope.js';
 import { dayRangeConditions } from '../../../../qso/filters.js';
@@ -33,7 +34,7 @@ import { bucketScopeOn, scopeOn, where, type ListQuery, type Sql } from './listQ
 type Client = Pick<pg.PoolClient, 'query'>;
 
 async function single(client: Client, { text, values }: Sql): Promise<number> {
-  return Number((await client.query<{ total: number | string }>(text, values)).rows[0]!.total);
+  return Number((await client.query<{ total: number | string }>(shapedStatement(client, text, values))).rows[0]!.total);
 }
 
 /** The scope's QSOs in the list's range of days, with band, mode and qsl_filter if given (the month counts keep their buckets). */
