@@ -95,7 +95,7 @@ console.log(`${kept ? 'kept' : 'generated'} ${shape!.qsos} QSOs (${((100 * shape
 async function explain(perPage: number, offset: number): Promise<string> {
   let plan = '';
   const explaining = {
-    query: async (text: string, values: unknown[]) => {
+    query: async ({ text, values }: { text: string; values: unknown[] }) => {
       if (!/\bpage AS \(/.test(text)) return { rows: [{ total: 0 }] };
       const { rows } = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${text}`, values);
       plan = rows.map((r) => r['QUERY PLAN']).join('\n');

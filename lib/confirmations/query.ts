@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { SqlParams } from '../db/sqlParams.js';
+import { shapedStatement } from '../db/shapedStatement.js';
 import { CONFIRMATION_KEYS, CONFIRMATION_TYPES, type ConfirmationType } from '../qso/confirmationTypes.js';
 import { bandCondition, confirmedCondition, dateRangeConditions, dayAfter, modeCondition } from '../qso/filters.js';
 import { scopeConditions, type QsoScope } from '../qso/scope.js';
@@ -118,7 +119,7 @@ async function qsosInDateRange(db: pg.Pool, filters: ConfirmationFilters): Promi
   const on: Partial<Record<'q' | 'c', string>> = {};
   const scope = (alias: 'q' | 'c') => (on[alias] ??= scopeConditions(filters.scope, params, alias).join(' AND '));
   const until = filters.qsoUntil === null ? null : dayAfter(filters.qsoUntil);
-  const { rows } = await db.query<{ total: number }>(timeRangeTotalSql(scope, params, filters.qsoSince, until), params.values);
+  const { rows } = await db.query<{ total: number }>(shapedStatement(db, timeRangeTotalSql(scope, params, filters.qsoSince, until), params.values));
   return rows[0]!.total;
 }
 
@@ -136,7 +137,8 @@ async function dateRangePage(db: pg.Pool, filters: ConfirmationFilters, limit: n
     const { status, date } = CONFIRMATION_TYPES[type];
     return `(${CONFIRMATION_KEYS.indexOf(type)}, q.${status}, q.${date})`;
   });
-  const { rows } = await db.query<PageRow & { total: number }>(
+  const { rows } = await db.query<PageRow & { total: number }>(shapedStatement(
+    db,
     `WITH matched AS MATERIALIZED (
        SELECT q.id AS qso_id, t.type_rank, t.confirmation_date
          FROM qso q CROSS JOIN LATERAL (VALUES ${types.join(', ')}) t(type_rank, status, confirmation_date)
@@ -152,7 +154,7 @@ async function dateRangePage(db: pg.Pool, filters: ConfirmationFilters, limit: n
        LEFT JOIN (page JOIN qso q ON q.id = page.qso_id) ON true
       ORDER BY page.confirmation_date DESC, page.qso_id, page.type_rank`,
     params.values,
-  );
+  ));
   const total = rows[0]!.total;
   return { rows: rows.filter((row) => row.qso_id !== null).map(toConfirmation), total };
 }
@@ -217,7 +219,8 @@ async function pageRows(
   const rowsOfPage = withTotal
     ? `(${receivedMonthsTotalSql(filters, params)}) n LEFT JOIN (page JOIN qso q ON q.id = page.qso_id) ON true`
     : 'page JOIN qso q ON q.id = page.qso_id';
-  const { rows } = await db.query<PageRow & { total?: number }>(
+  const { rows } = await db.query<PageRow & { total?: number }>(shapedStatement(
+    db,
     `WITH ${seekCte}page AS (
        SELECT c.qso_id, c.type_rank, c.confirmation_date
          FROM (${branches.join('\n UNION ALL ')}) c
@@ -229,7 +232,7 @@ async function pageRows(
        FROM ${rowsOfPage}
       ORDER BY page.confirmation_date DESC, page.qso_id, page.type_rank`,
     params.values,
-  );
+  ));
   return { rows: rows.filter((row) => row.qso_id !== null).map(toConfirmation), total: withTotal ? rows[0]!.total! : null };
 }
 
@@ -256,7 +259,7 @@ async function countRows(db: pg.Pool, filters: ConfirmationFilters): Promise<num
     ? `SELECT ${received.map((condition) => `(SELECT count(*) FROM qso q WHERE ${[condition, ...scope].join(' AND ')})`).join(' + ')} AS total`
     : `SELECT coalesce(sum(${received.map((condition) => `(${condition} IS TRUE)::int`).join(' + ')}), 0) AS total
          FROM qso q WHERE ${[...scope, ...qso, confirmedCondition(filters.types)].join(' AND ')}`;
-  const { rows } = await db.query<{ total: number }>(text, params.values);
+  const { rows } = await db.query<{ total: number }>(shapedStatement(db, text, params.values));
   return rows[0]!.total;
 }
 
@@ -297,10 +300,11 @@ async function countFromBuckets(db: pg.Pool, filters: ConfirmationFilters): Prom
       ? `(SELECT count(*) FROM (${found}) f)`
       : `(SELECT count(*) FROM qso q WHERE q.id = ANY(ARRAY(${found})) AND ${onQsos.join(' AND ')})`;
   });
-  const { rows } = await db.query<{ total: number }>(
+  const { rows } = await db.query<{ total: number }>(shapedStatement(
+    db,
     `SELECT ((SELECT ${received.join(' + ')} FROM qso_counts c WHERE ${onBuckets.join(' AND ')}) - ${undated.join(' - ')})::int AS total`,
     params.values,
-  );
+  ));
   return rows[0]!.total;
 }
 
