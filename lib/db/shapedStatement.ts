@@ -8,26 +8,28 @@ import type pg from 'pg';
  * generic one where it is estimated no costlier). A small list's statements had spent more time
  * planned than run: 1–2.5 ms of planning each for a page read in 0.5 ms (benchmarks/RESULTS.md).
  *
- * A prepared statement costs its backend about 100 kB (a list's, measured) for as long as the
- * connection lives, so each key (a connection, or a pool: its shapes are then prepared on each of
- * its connections) names at most MAX_NAMED shapes, the first it meets, and sends any other
- * unnamed, planned at each use as before. A connection used through its pool and on its own
- * holds at most twice that: 13 MB.
+ * A prepared statement holds 100–140 bytes of its backend's memory per character of its text
+ * (measured: a list's total of 463 characters 64 kB, a confirmation page's 4,700 about 670 kB)
+ * for as long as the connection lives. So each key (a connection, or a pool: its shapes are then
+ * prepared on each of its connections) names shapes of at most MAX_NAMED_TEXT characters in
+ * all, the first it meets (64–128 of a list's, a dozen of the confirmation page's), and sends
+ * any other unnamed, planned at each use as before: about 9 MB of a backend, twice that for a
+ * connection used through its pool and on its own.
  */
-export const MAX_NAMED = 64;
+export const MAX_NAMED_TEXT = 64 * 1024;
 
-/** The shapes named per connection or pool (a pool's shapes are named on each of its connections). */
-const named = new WeakMap<object, Set<string>>();
+/** The shapes each connection or pool names, and the length of their texts. */
+const named = new WeakMap<object, { names: Set<string>; length: number }>();
 
 /** `text` with `values` as a query config for `db`: named by the text's hash while `db` has room. */
 export function shapedStatement(db: object, text: string, values: unknown[]): pg.QueryConfig<unknown[]> {
   const name = `shape_${createHash('sha1').update(text).digest('base64url')}`;
-  let names = named.get(db);
-  if (names === undefined) named.set(db, (names = new Set()));
-  if (!names.has(name)) {
-    if (names.size >= MAX_NAMED) return { text, values };
-    names.add(name);
+  let shapes = named.get(db);
+  if (shapes === undefined) named.set(db, (shapes = { names: new Set(), length: 0 }));
+  if (!shapes.names.has(name)) {
+    if (shapes.length + text.length > MAX_NAMED_TEXT) return { text, values };
+    shapes.names.add(name);
+    shapes.length += text.length;
   }
   return { name, text, values };
 }
-

@@ -1,13 +1,15 @@
 import t from 'tap';
 import pg from 'pg';
-import { MAX_NAMED, shapedStatement } from '../../lib/db/shapedStatement.js';
+import { MAX_NAMED_TEXT, shapedStatement } from '../../lib/db/shapedStatement.js';
 import { testDatabase } from '../helpers/db.js';
 import { endPool } from '../../lib/db/poolEnd.js';
 
-/** A statement of shape k: its text differs by k, its value is bound. */
-const shape = (k: number) => `SELECT $1::int + ${k} AS n`;
+/** A statement of shape k, 1,024 characters long: its text differs by k, its value is bound. */
+const shape = (k: number) => `SELECT $1::int + ${k} AS n`.padEnd(1024, ' ');
+/** How many such shapes a connection names. */
+const MAX_NAMED = MAX_NAMED_TEXT / 1024;
 
-t.test('a shape is prepared once per connection, which names at most MAX_NAMED shapes', async (t) => {
+t.test('a shape is prepared once per connection, which names shapes up to MAX_NAMED_TEXT characters', async (t) => {
   const db = await testDatabase(t);
   // One connection: pg_prepared_statements is the backend's own.
   const connection = new pg.Pool({ ...db.pool.options, max: 1 });
