@@ -79,7 +79,7 @@ export class Metrics {
     'Statements storing single creates and small v1 documents: batch (callers together) or alone (a caller again after its batch failed)');
   readonly smallInsertRows = new Counter('logbook_small_insert_rows_total', 'Rows handed to those statements, by the same kind');
   readonly pagesReadAhead = new Counter('logbook_page_answers_total',
-    'List and change-feed pages by where they waited for their client: memory, disk (beyond page_read_ahead_bytes), or connection (no read-ahead left: the page held its database connection)');
+    'List and change-feed pages by where they waited for their client: memory, disk (beyond page_read_ahead_bytes), or connection (no read-ahead left, or its file could not be written: the page held its database connection)');
 
   render(): string {
     return [this.requests, this.latency, this.imports, this.importedRows, this.rateLimited, this.smallInsertStatements, this.smallInsertRows, this.pagesReadAhead].map((m) => m.render()).join('\n') + '\n';

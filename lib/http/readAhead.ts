@@ -53,7 +53,7 @@ export class ReadAheadBudget {
     const ahead = new SpillBuffer(lent, SPILL_BYTES, this.spoolFolder, this.onDiskError);
     res.once('close', () => {
       this.giveBack(lent);
-      this.metrics?.pagesReadAhead.inc({ waited_in: ahead.spilled ? 'disk' : 'memory' });
+      this.metrics?.pagesReadAhead.inc({ waited_in: ahead.waitedIn });
     });
     return ahead;
   }

@@ -42,9 +42,13 @@ export class SpillBuffer extends Duplex {
     super();
   }
 
-  /** Whether the answer went beyond memory (its file was opened): what /metrics counts. */
-  get spilled(): boolean {
-    return this.file !== null;
+  /**
+   * Where the answer waited for its client, what /metrics counts: memory, its file, or its
+   * connection (the disk failed, and each write then waited for the reader).
+   */
+  get waitedIn(): 'memory' | 'disk' | 'connection' {
+    if (this.diskFailed) return 'connection';
+    return this.file === null ? 'memory' : 'disk';
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {

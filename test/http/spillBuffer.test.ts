@@ -38,6 +38,7 @@ t.test('a spill buffer keeps the order, and its writer waits once the file holds
   await writing;
   t.ok(written, 'the writer finished once the reader took the file');
   t.equal(read, Buffer.concat(chunks).toString(), 'every byte, in order');
+  t.equal(spill.waitedIn, 'disk', 'counted as waiting on disk');
   await until(() => spilledPages(folder).length === 0, "the file's removal");
   t.same(spilledPages(folder), [], 'the file is removed at the end');
 });
@@ -57,6 +58,7 @@ t.test('where the disk fails, a spill buffer still delivers everything in order,
   const read = await readAll(spill);
   await writing;
   t.equal(read, Buffer.concat(chunks).toString(), 'every byte, in order');
+  t.equal(spill.waitedIn, 'connection', 'counted as holding its connection, not as waiting on disk');
 });
 
 t.test('a spill buffer destroyed while its file opens leaves no file and reports no disk failure', async (t) => {
