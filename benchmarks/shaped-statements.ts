@@ -5,10 +5,13 @@
  * connection, sent unnamed (parsed and planned at every use, as before) and named, taking turns
  * round by round so that the machine's drift touches both alike. The unnamed run is the ceiling
  * each ratio is set against. Prints p50 / p90 / p99 per scenario, the backend's memory for the
- * statements it prepared, and this process's peak RSS.
+ * statements it prepared, and this process's peak RSS. With --page-plans, also what a list
+ * page's own statement (sent as a `COPY`, which is planned at every request) would cost as a
+ * prepared SELECT planned for its values and with a generic plan: planning plus execution, the
+ * best of five `EXPLAIN ANALYZE EXECUTE` each.
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/shaped-statements.ts \
- *     --reuse <database kept by benchmarks/qso-list.ts or lookups.ts> [--confirmations <database kept by confirmation.ts>] [--rounds 60]
+ *     --reuse <database kept by benchmarks/qso-list.ts or lookups.ts> [--confirmations <database kept by confirmation.ts>] [--rounds 60] [--page-plans]
  */
 import pg from 'pg';
 import { numberOption, percentile, stringOption } from './lib/scratch.js';
@@ -86,11 +89,13 @@ const listStatements = (query: string) => async (db: pg.Pool) => {
   }
 };
 
-const scenarios: Array<[label: string, url: string, run: (db: pg.Pool) => Promise<void>]> = [
+const LIST_QUERIES = [
   '', 'page=100', 'page=10000', 'band=20m', 'mode=CW', 'qsl_filter=qsl,qrz', 'callsign=K6441X', 'band=20m&page=1500',
   'qso_since=2016-01-01&qso_until=2016-12-31&page=2000', 'format=adif', 'format=adif&mode=CW', 'format=adif&band=SAT',
   'format=adif&qso_since=2016-03-01&qso_until=2016-03-31', 'format=adif&band=20m&mode=CW', 'format=adif&page=500',
-].map((query) => [`GET /qso?${query}`, urlOf(listsDb), listStatements(query)]);
+];
+const scenarios: Array<[label: string, url: string, run: (db: pg.Pool) => Promise<void>]> =
+  LIST_QUERIES.map((query) => [`GET /qso?${query}`, urlOf(listsDb), listStatements(query)]);
 
 if (confirmationsDb !== null) {
   const db = new pg.Pool({ connectionString: urlOf(confirmationsDb), max: 1 });
@@ -114,3 +119,34 @@ for (const [label, url, run] of scenarios) {
   console.log(`| ${label} | ${ms(unnamed)} | ${ms(named)} | ${(percentile(named, 50) / percentile(unnamed, 50)).toFixed(2)} | ${preparedKb.toFixed(0)} |`);
 }
 console.log(`\npeak RSS of this process: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
+
+/** A page's own statement, custom against generic plan: ms of planning and execution, the best of five. */
+async function pagePlans(queries: readonly string[]): Promise<void> {
+  const pool = new pg.Pool({ connectionString: urlOf(listsDb!), max: 1, options: CONNECTION_OPTIONS });
+  const client = await pool.connect();
+  console.log('\n| page statement of | custom plan ms | generic plan ms | generic / custom |\n|---|---|---|---|');
+  const literal = (value: unknown) => `'${Array.isArray(value) ? `{${value.join(',')}}` : String(value).replaceAll("'", "''")}'`;
+  for (const [index, query] of queries.entries()) {
+    const request = { query: Object.fromEntries(new URLSearchParams(query)), principal } as unknown as RequestContext;
+    const list = await withItsCut(client, parseListQuery(request));
+    const { text, values } = pageSql(list, undefined, await pageSeek(client, list));
+    await client.query(`PREPARE page_${index} AS ${text}`);
+    const best: number[] = [];
+    for (const mode of ['force_custom_plan', 'force_generic_plan']) {
+      await client.query(`SET plan_cache_mode = ${mode}`);
+      let fastest = Infinity;
+      for (let run = 0; run < 5; run++) {
+        const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, COSTS OFF) EXECUTE page_${index}(${values.map(literal).join(', ')})`);
+        const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
+        const ms = (label: string) => Number(new RegExp(`${label} Time: ([\\d.]+)`).exec(plan)?.[1] ?? 0);
+        fastest = Math.min(fastest, ms('Planning') + ms('Execution'));
+      }
+      best.push(fastest);
+    }
+    console.log(`| GET /qso?${query} | ${best[0]!.toFixed(2)} | ${best[1]!.toFixed(2)} | ${(best[1]! / best[0]!).toFixed(2)} |`);
+  }
+  client.release();
+  await pool.end();
+}
+
+if (process.argv.includes('--page-plans')) await pagePlans(LIST_QUERIES);
