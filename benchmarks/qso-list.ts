@@ -57,6 +57,11 @@ const middle = Math.floor(newest!.id / 2);
 const scenarios: Array<[string, string]> = [
   ['page 1 (per_page 50)', ''],
   ['page 1, per_page 5000', '?per_page=5000'],
+  // The longest page read as rows of a named statement, beside the shortest read by COPY (list.ts).
+  ['page 1, per_page 100 (rows)', '?per_page=100'],
+  ['page 1, per_page 101 (COPY)', '?per_page=101'],
+  ['mode=CW, per_page 100 (rows)', '?mode=CW&per_page=100'],
+  ['mode=CW, per_page 101 (COPY)', '?mode=CW&per_page=101'],
   ['page 100 (offset 4,950)', '?page=100'],
   ['page 10,000 (offset 499,950)', '?page=10000'],
   ['station_id=Home', `?station_id=${home}`],

@@ -8,13 +8,14 @@ import type pg from 'pg';
  * generic one where it is estimated no costlier). A small list's statements had spent more time
  * planned than run: 1–2.5 ms of planning each for a page read in 0.5 ms (benchmarks/RESULTS.md).
  *
- * A prepared statement holds 100–140 bytes of its backend's memory per character of its text
- * (measured: a list's total of 463 characters 64 kB, a confirmation page's 4,700 about 670 kB)
- * for as long as the connection lives. So each key (a connection, or a pool: its shapes are then
- * prepared on each of its connections) names shapes of at most MAX_NAMED_TEXT characters in
- * all, the first it meets (64–128 of a list's, a dozen of the confirmation page's), and sends
- * any other unnamed, planned at each use as before: about 9 MB of a backend, twice that for a
- * connection used through its pool and on its own.
+ * A prepared statement holds 100–170 bytes of its backend's memory per character of its text
+ * (measured: a list's total of 463 characters 64 kB, a JSON page of 2,000–3,300 340–440 kB, a
+ * confirmation page of 4,700 about 670 kB) for as long as the connection lives. So each key (a
+ * connection, or a pool: its shapes are then prepared on each of its connections) names shapes
+ * of at most MAX_NAMED_TEXT characters in all, the first it meets (about twenty JSON pages with
+ * their totals, a dozen confirmation pages), and sends any other unnamed, planned at each use as
+ * before: about 10 MB of a backend, twice that for a connection used through its pool and on
+ * its own.
  */
 export const MAX_NAMED_TEXT = 64 * 1024;
 

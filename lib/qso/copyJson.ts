@@ -31,7 +31,8 @@ const HEX = Buffer.from('0123456789abcdef');
 /** Most bytes one input byte can become: a raw control character as `\u00XX`. */
 const MAX_GROWTH = 6;
 
-const NUMERIC_COLUMNS = new Set(TABLE_COLUMNS.filter((column) => column.kind === 'int' || column.kind === 'bigint').map((column) => column.name));
+/** Columns whose value is written as it stands, a JSON number. */
+export const NUMERIC_COLUMNS: ReadonlySet<string> = new Set(TABLE_COLUMNS.filter((column) => column.kind === 'int' || column.kind === 'bigint').map((column) => column.name));
 
 interface Field {
   /** `{"name":` / `,"name":` (every field) or `"name":` (set fields only: the separator varies). */
@@ -177,10 +178,10 @@ export function qsoJsonWriter(setOnly: boolean): QsoJsonFromCopy {
   return setOnly ? SET_FIELDS : FULL_OBJECTS;
 }
 
-/** A page's COPY output in, its items' JSON text out (comma-separated, no brackets). */
-export interface CopyPage {
+/** A page's COPY output (or its rows, one a chunk) in, its items' JSON text out (comma-separated, no brackets). */
+export interface CopyPage<Chunk = Buffer> {
   /** The JSON of the items the piece completes; null when it completes none. */
-  read(chunk: Buffer): Buffer | null;
+  read(chunk: Chunk): Buffer | null;
   /** After the last piece: fails when the output ended inside a row. */
   end(): void;
 }

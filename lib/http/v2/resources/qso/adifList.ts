@@ -5,6 +5,7 @@ import { listMeta, pageSql, type ListQuery } from './listQuery.js';
 import type { ListPage } from './listPage.js';
 import { adifListEnvelope } from './adifListStream.js';
 import { pageSeek } from './deepPage.js';
+import { copyBoundOut } from '../../../../db/settingParams.js';
 
 /** The export's rows carry their station location, which fills the MY_* fields. */
 const EXPORT_OUTPUT = { select: EXPORT_SELECT_LIST, joins: 'JOIN stations s ON s.id = q.station_id' };
@@ -22,7 +23,7 @@ export function adifListPage(request: RequestContext, list: ListQuery): ListPage
   return {
     query: async (client) => pageSql(list, EXPORT_OUTPUT, await pageSeek(client, list)),
     // NULL as empty, as the export writes it.
-    nullAsEmpty: true,
+    read: (client, boundText) => copyBoundOut(client, boundText, true),
     envelope: (total) => adifListEnvelope(exportHeader(), list.sinceId, ({ exported }) => ({ ...request.meta, ...listMeta(list, exported, total) })),
   };
 }

@@ -2,18 +2,19 @@ import { Transform, type TransformCallback } from 'node:stream';
 import type { CopyPage } from '../../../../qso/copyJson.js';
 
 /**
- * A page's COPY output in, the v2 list envelope out: `{"data":[` the items `],"meta":{…}}`. The
- * items are written as their rows arrive, so a page is never held whole; `meta` is built after
- * the last row, when what the page held is known (its count, the feed's cursor).
+ * A page's COPY output (or its rows, `rows`: one object a chunk) in, the v2 list envelope out:
+ * `{"data":[` the items `],"meta":{…}}`. The items are written as their rows arrive, so a page is
+ * never held whole; `meta` is built after the last row, when what the page held is known (its
+ * count, the feed's cursor).
  */
-export class CopyPageEnvelope extends Transform {
+export class CopyPageEnvelope<Chunk = Buffer> extends Transform {
   private opened = false;
 
-  constructor(private readonly page: CopyPage, private readonly meta: () => unknown) {
-    super();
+  constructor(private readonly page: CopyPage<Chunk>, private readonly meta: () => unknown, rows = false) {
+    super({ writableObjectMode: rows });
   }
 
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+  override _transform(chunk: Chunk, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.open();
     let items: Buffer | null;
     try {

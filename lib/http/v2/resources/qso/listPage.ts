@@ -1,18 +1,18 @@
 import { Readable, type Transform } from 'node:stream';
 import type pg from 'pg';
 import type { RequestContext } from '../../resource.js';
-import { bindForCopy, copyBoundOut } from '../../../../db/settingParams.js';
+import { bindForCopy } from '../../../../db/settingParams.js';
 import { withItsCut, type ListQuery, type ParsedList, type Sql } from './listQuery.js';
 import { countTotalBindingPage } from './listTotal.js';
 import { answerFromSnapshot, beginSnapshot, endSnapshot } from './snapshot.js';
 
-/** How a list's page is read and answered: its query, and the envelope its COPY output becomes. */
+/** How a list's page is read and answered: its query, how its rows are read, and the envelope they become. */
 export interface ListPage {
   /** The page's query, built in the snapshot (a deep page asks where it starts). */
   query(client: pg.PoolClient): Promise<Sql>;
-  /** Written with NULL as an empty value (the ADIF records), else as COPY's \N. */
-  nullAsEmpty: boolean;
-  /** The response body the page's COPY output is piped into, knowing the list's total. */
+  /** The page's output, its statement's values bound (bindForCopy): a COPY, or a small page's rows. */
+  read(client: pg.PoolClient, boundText: string): Promise<Readable>;
+  /** The response body the page's output is piped into, knowing the list's total. */
   envelope(total: number): Transform;
 }
 
@@ -35,7 +35,7 @@ export async function answerListPage(
     const query = await page.query(client);
     const { total, copyText } = await countTotalBindingPage(client, list, query);
     const rows = total > list.pagination.offset
-      ? await copyBoundOut(client, copyText ?? (await bindForCopy(client, query)).copyText, page.nullAsEmpty)
+      ? await page.read(client, copyText ?? (await bindForCopy(client, query)).copyText)
       : Readable.from([]);
     return answerFromSnapshot(ctx, client, rows, page.envelope(total), services.readAhead);
   } catch (error) {

@@ -1,0 +1,96 @@
+import { Readable } from 'node:stream';
+import pg from 'pg';
+import { shapedStatement } from '../db/shapedStatement.js';
+import { NUMERIC_COLUMNS, type CopyPage } from './copyJson.js';
+import { QSO_JSON_FIELDS } from './present.js';
+
+/** A QSO row as its values' text (null for NULL), in QSO_COLUMNS' order. */
+type QsoValues = Array<string | null>;
+
+/** Every value as the text PostgreSQL sent (the dates in ISO form: bindForCopy sets it). */
+const AS_TEXT = { getTypeParser: () => (value: string) => value };
+
+/**
+ * A small page of QSOs read by a named statement instead of a COPY. The page's statement reads
+ * its values from settings (bindForCopy) and so takes no parameters: PostgreSQL plans it once
+ * per connection, the same plan a COPY of it gets at every request (blind to the values alike),
+ * where planning had cost a JSON page 0.7–3.4 ms of its database time (benchmarks/RESULTS.md).
+ *
+ * Rows come as arrays of their values' text, without flow control: a page must stay small (the
+ * caller's bound). The rows of one network read go on as one chunk of the object-mode stream (a
+ * chunk a row had cost more in small writes to the client than planning saved). Resolves once
+ * the first rows, the end or an error has arrived, so that a statement that fails rejects here,
+ * before an answer is committed to 200. Call inside the transaction that bound the statement's
+ * values.
+ */
+export function readQsoPage(client: pg.PoolClient, text: string): Promise<Readable> {
+  const rows = new Readable({ objectMode: true, read() {} });
+  const config: pg.QueryArrayConfig = { ...shapedStatement(client, text, []), rowMode: 'array', types: AS_TEXT };
+  const query = client.query(new pg.Query<QsoValues>(config));
+  return new Promise((resolve, reject) => {
+    let started = false;
+    const start = () => {
+      if (started) return;
+      started = true;
+      resolve(rows);
+    };
+    let batch: QsoValues[] | null = null;
+    // node-postgres emits the rows of a read one after the other, in one go.
+    const pushBatch = () => {
+      rows.push(batch);
+      batch = null;
+      start();
+    };
+    query.on('row', (row) => {
+      if (batch === null) {
+        batch = [];
+        process.nextTick(pushBatch);
+      }
+      batch.push(row);
+    });
+    query.on('end', () => {
+      // After the last batch, which its tick has not pushed yet.
+      process.nextTick(() => {
+        rows.push(null);
+        start();
+      });
+    });
+    // Before the first rows the caller answers the error; after them, the stream's reader does.
+    query.on('error', (error) => process.nextTick(() => (started ? rows.destroy(error) : reject(error))));
+  });
+}
+
+/**
+ * Each field's key and what stands for it unset, as text: `{"id":` / `,"call":` and `""` or
+ * `null` (the full object, as QsoJsonFromCopy writes it).
+ */
+const FIELDS = QSO_JSON_FIELDS.map(([field, column, kind], index) => {
+  const key = `${index === 0 ? '{' : ','}${JSON.stringify(field)}:`;
+  return { key, numeric: NUMERIC_COLUMNS.has(column), unset: `${key}${kind === 'text' ? '""' : 'null'}` };
+});
+
+/**
+ * A page's QSO rows (readQsoPage: batches of QsoValues) in, the QSO objects' JSON out: the same
+ * text as QsoPageFromCopy's, JSON.stringify(presentQso(row)).
+ */
+export class QsoPageFromRows implements CopyPage<QsoValues[]> {
+  /** QSOs written so far. */
+  count = 0;
+
+  read(batch: QsoValues[]): Buffer {
+    let json = '';
+    for (const values of batch) {
+      if (this.count++ > 0) json += ',';
+      for (let index = 0; index < FIELDS.length; index++) {
+        const field = FIELDS[index]!;
+        const value = values[index];
+        if (value === null || value === undefined) json += field.unset;
+        else json += field.key + (field.numeric ? value : JSON.stringify(value));
+      }
+      json += '}';
+    }
+    return Buffer.from(json);
+  }
+
+  end(): void {}
+}
