@@ -7,6 +7,10 @@ import { presentQso, qsoSelectList, type QsoRow } from '../../lib/qso/present.js
 import { QsoJsonFromCopy } from '../../lib/qso/copyJson.js';
 import { ChangePageFromCopy } from '../../lib/qso/changeFeed.js';
 import { ByteOutput } from '../../lib/export/byteOutput.js';
+import { readsRows } from '../../lib/http/v2/resources/qso/list.js';
+import { parseListQuery } from '../../lib/http/v2/resources/qso/listQuery.js';
+import type { Principal } from '../../lib/http/v2/principal.js';
+import type { RequestContext } from '../../lib/http/v2/resource.js';
 
 /** An empty QSO and one holding every kind of value: numbers, dates, and texts COPY and JSON both escape. */
 const oddRows = (stationId: number): InsertedRow[] => [
@@ -102,6 +106,18 @@ t.test('a small list page (rows of a named statement) and a long one (COPY) writ
   t.same([empty.body.data, empty.body.meta.total], [[], 6], 'a page past the end is empty');
   const missing = await server.request(`/api/v2/qso?station_id=${op.stationId}&callsign=NOBODY&per_page=100`, { token: op.token });
   t.same([missing.body.data, missing.body.meta.total], [[], 0], 'a page of nothing is empty');
+});
+
+t.test('pages read as rows: small ones whose every branch reads an index led by its filters', async (t) => {
+  // A test double: parseListQuery reads the request's query and its principal's locations.
+  const principal = { userId: 1, club: null, stationIds: [1, 2] } as unknown as Principal;
+  const reads = (query: string) => readsRows(parseListQuery({ query: Object.fromEntries(new URLSearchParams(query)), principal } as unknown as RequestContext).withCut(null));
+  for (const query of ['', 'per_page=100', 'band=20m', 'mode=FT4', 'qsl_filter=lotw,qsl', 'qso_since=2020-01-01&band=SAT', 'since_id=5&mode=CW', 'page=500', 'limit=100']) {
+    t.ok(reads(query), `rows: ${query || 'page 1'}`);
+  }
+  for (const query of ['per_page=101', 'callsign=K1ABC', 'band=20m&mode=CW', 'mode=FT4&qsl_filter=lotw', 'band=2m&qsl_filter=qsl']) {
+    t.notOk(reads(query), `COPY: ${query}`);
+  }
 });
 
 t.test('ChangePageFromCopy: the same page however the COPY output is cut', async (t) => {

@@ -9,18 +9,31 @@ import { pageSeek } from './deepPage.js';
 import { answerListPage, type ListPage } from './listPage.js';
 
 /**
- * Pages of at most this many QSOs are read as rows of a named statement, planned once per
- * connection (readQsoPage: it has no flow control, so a page must be small); longer ones by COPY.
+ * Pages of at most this many QSOs may be read as rows of a named statement (readQsoPage: it has
+ * no flow control, so a page must be small); longer ones by COPY.
  */
 const ROWS_PAGE_MAX = 100;
 
 /**
+ * Whether a JSON page is read as rows of a named statement, planned once per connection for the
+ * values of the first page it reads (the planner estimates with the settings' values) and kept:
+ * a small page whose every branch reads an index in the page's order led by its filters (the
+ * scope, one kind of band, mode, qsl_filter, a range of dates, a seek), which any values suit.
+ * Not a callsign or two kinds of filter: their plan for a location of few QSOs walks the time
+ * index and drops what does not match, which kept for a large location took 4.3 s (a callsign)
+ * and 1.7 s (mode and qsl_filter) instead of a millisecond (benchmarks/RESULTS.md).
+ */
+export function readsRows(list: ListQuery): boolean {
+  return list.pagination.perPage <= ROWS_PAGE_MAX && list.callsign === null && list.bucketFilterKinds.length <= 1;
+}
+
+/**
  * JSON list: a page whose rows become the QSO objects' JSON as they arrive, straight into the
- * response body: a small page's rows from a named statement (QsoPageFromRows), a longer page's
- * COPY text (QsoPageFromCopy); a deep page starts from its month.
+ * response body: a small page's rows from a named statement (readsRows, QsoPageFromRows), the
+ * others' COPY text (QsoPageFromCopy); a deep page starts from its month.
  */
 function jsonListPage(request: RequestContext, list: ListQuery): ListPage {
-  const byRows = list.pagination.perPage <= ROWS_PAGE_MAX;
+  const byRows = readsRows(list);
   return {
     query: async (client) => pageSql(list, undefined, await pageSeek(client, list)),
     read: (client, boundText) => (byRows ? readQsoPage(client, boundText) : copyBoundOut(client, boundText)),
