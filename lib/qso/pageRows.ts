@@ -11,10 +11,12 @@ type QsoValues = Array<string | null>;
 const AS_TEXT = { getTypeParser: () => (value: string) => value };
 
 /**
- * A small page of QSOs read by a named statement instead of a COPY. The page's statement reads
- * its values from settings (bindForCopy) and so takes no parameters: PostgreSQL plans it once
- * per connection, the same plan a COPY of it gets at every request (blind to the values alike),
- * where planning had cost a JSON page 0.7–3.4 ms of its database time (benchmarks/RESULTS.md).
+ * A small page of QSOs read by a named statement instead of a COPY, which was planned at every
+ * request (0.5–1.8 ms of a JSON page's database time, benchmarks/RESULTS.md). The page's
+ * statement reads its values from settings (bindForCopy) and so takes no parameters: PostgreSQL
+ * plans it once per connection, for the values of the first page it reads (it estimates with the
+ * settings' values), and keeps that plan; the caller sends only pages any values suit
+ * (readsRows in lib/http/v2/resources/qso/list.ts).
  *
  * Rows come as arrays of their values' text, without flow control: a page must stay small (the
  * caller's bound). The rows of one network read go on as one chunk of the object-mode stream (a
