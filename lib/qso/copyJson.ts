@@ -31,24 +31,31 @@ const HEX = Buffer.from('0123456789abcdef');
 /** Most bytes one input byte can become: a raw control character as `\u00XX`. */
 const MAX_GROWTH = 6;
 
-/** Columns whose value is written as it stands, a JSON number. */
-export const NUMERIC_COLUMNS: ReadonlySet<string> = new Set(TABLE_COLUMNS.filter((column) => column.kind === 'int' || column.kind === 'bigint').map((column) => column.name));
+const NUMERIC_COLUMNS = new Set(TABLE_COLUMNS.filter((column) => column.kind === 'int' || column.kind === 'bigint').map((column) => column.name));
 
-interface Field {
+/** How the QSO object writes a field, as text (QsoPageFromRows) or as bytes (Field, here). */
+export interface FieldText<Text = string> {
   /** `{"name":` / `,"name":` (every field) or `"name":` (set fields only: the separator varies). */
-  readonly key: Buffer;
+  readonly key: Text;
   /** Written as it stands (a number) rather than as a JSON string. */
   readonly numeric: boolean;
   /** What stands for NULL in the full object: `""` or `null`. */
-  readonly unset: Buffer;
+  readonly unset: Text;
+}
+
+type Field = FieldText<Buffer>;
+
+/** The QSO object's fields in output order, as text. */
+export function qsoFieldTexts(setOnly: boolean): Array<FieldText> {
+  return QSO_JSON_FIELDS.map(([field, column, kind], index) => ({
+    key: `${setOnly ? '' : index === 0 ? '{' : ','}${JSON.stringify(field)}:`,
+    numeric: NUMERIC_COLUMNS.has(column),
+    unset: kind === 'text' ? '""' : 'null',
+  }));
 }
 
 function fields(setOnly: boolean): Field[] {
-  return QSO_JSON_FIELDS.map(([field, column, kind], index) => ({
-    key: Buffer.from(`${setOnly ? '' : index === 0 ? '{' : ','}${JSON.stringify(field)}:`),
-    numeric: NUMERIC_COLUMNS.has(column),
-    unset: Buffer.from(kind === 'text' ? '""' : 'null'),
-  }));
+  return qsoFieldTexts(setOnly).map(({ key, numeric, unset }) => ({ key: Buffer.from(key), numeric, unset: Buffer.from(unset) }));
 }
 
 /** Bytes a row adds beyond its values: every key and unset value. */

@@ -1,8 +1,7 @@
 import { Readable } from 'node:stream';
 import pg from 'pg';
 import { shapedStatement } from '../db/shapedStatement.js';
-import { NUMERIC_COLUMNS, type CopyPage } from './copyJson.js';
-import { QSO_JSON_FIELDS } from './present.js';
+import { qsoFieldTexts, type CopyPage } from './copyJson.js';
 
 /** A QSO row as its values' text (null for NULL), in QSO_COLUMNS' order. */
 type QsoValues = Array<string | null>;
@@ -62,14 +61,8 @@ export function readQsoPage(client: pg.PoolClient, text: string): Promise<Readab
   });
 }
 
-/**
- * Each field's key and what stands for it unset, as text: `{"id":` / `,"call":` and `""` or
- * `null` (the full object, as QsoJsonFromCopy writes it).
- */
-const FIELDS = QSO_JSON_FIELDS.map(([field, column, kind], index) => {
-  const key = `${index === 0 ? '{' : ','}${JSON.stringify(field)}:`;
-  return { key, numeric: NUMERIC_COLUMNS.has(column), unset: `${key}${kind === 'text' ? '""' : 'null'}` };
-});
+/** The full object's fields (as QsoJsonFromCopy writes them), each unset one as its key and value. */
+const FIELDS = qsoFieldTexts(false).map(({ key, numeric, unset }) => ({ key, numeric, unset: `${key}${unset}` }));
 
 /**
  * A page's QSO rows (readQsoPage: batches of QsoValues) in, the QSO objects' JSON out: the same
