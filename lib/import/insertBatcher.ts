@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { opaqueArray } from '../db/opaqueArray.js';
 import { outsideQueryScope } from '../db/queryScope.js';
 import { SQL_TYPE } from '../db/qsoColumns.js';
 import { qsoWriterCte } from '../qso/writeLock.js';
@@ -57,7 +58,7 @@ const COLUMN_NAMES = INSERT_COLUMNS.map((column) => column.name);
 /** Parameters: the locations, one per column, whether each row is wanted back (arrays, or one row's values), the owners, the lock wait. */
 const PARAM_TYPES = ['integer', ...INSERT_COLUMNS.map((column) => SQL_TYPE[column.kind]), 'boolean'];
 const INPUT_NAMES = ['station_id', ...COLUMN_NAMES, 'want_row'];
-const ARRAYS_INPUT = `SELECT * FROM unnest(${PARAM_TYPES.map((type, i) => `$${i + 1}::${type}[]`).join(', ')})
+const ARRAYS_INPUT = `SELECT * FROM unnest(${PARAM_TYPES.map((type, i) => opaqueArray(`$${i + 1}`, type)).join(', ')})
     WITH ORDINALITY AS i(${INPUT_NAMES.join(', ')}, ord)`;
 const ROW_INPUT = `SELECT ${PARAM_TYPES.map((type, i) => `$${i + 1}::${type} AS ${INPUT_NAMES[i]}`).join(', ')}, 1::bigint AS ord`;
 const OWNERS = PARAM_TYPES.length + 1;
@@ -73,11 +74,9 @@ const SAME_KEY = (a: string, b: string) => `${a}.station_id = ${b}.station_id AN
  * first of its key in the batch. The twin committed before the statement began is looked up
  * only for rows stored by nobody here (that lookup's snapshot cannot see this statement's rows).
  * Its text is the same whatever the rows, so it is a named statement that each connection parses
- * once; in two forms, one array per column and a single row's values. PostgreSQL plans a named
- * statement again at every execution while its plan for parameters it has not seen looks dearer
- * than the plans for the values given, and it guesses ten elements for an array: the array form
- * is planned anew every time (0.8 ms of the database's CPU), the one-row form, a lone create's,
- * keeps one plan per connection.
+ * once and plans once; in two forms, one array per column (opaqueArray: planned for any number
+ * of rows, where the plain arrays had it planned anew at every batch, 0.8 ms of the database's
+ * CPU) and a single row's values, a lone create's.
  */
 const insertSql = (input: string) => `
   ${qsoWriterCte(OWNERS)},

@@ -14,8 +14,8 @@ import { testDatabase } from '../helpers/db.js';
 import { endPool } from '../../lib/db/poolEnd.js';
 
 /**
- * The statements every small request runs (the token or key look-up, a lone create's INSERT,
- * the read of one QSO) are named so that a connection prepares them once; they must also keep
+ * The statements every small request runs (the token or key look-up, a create's INSERT, alone
+ * or batched with others, the read of one QSO) are named so that a connection prepares them once; they must also keep
  * one plan. PostgreSQL plans a named statement again at every execution while its generic plan
  * looks dearer than the plans for the values given, as it did for the array forms (0.5–0.8 ms
  * of the database's CPU each time). pg_prepared_statements counts both kinds of plan per
@@ -44,12 +44,24 @@ t.test('the statements of a small request keep one plan per connection', async (
       t.ok(outcome && 'id' in outcome && outcome.row?.call === `DL${i}PLN`, `create ${i} stored`);
       const id = outcome && 'id' in outcome ? outcome.id : 0;
       t.equal((await findVisibleQso(connection, { stationIds: [station.id], operator: null }, id))?.call, `DL${i}PLN`, `QSO ${i} read back`);
+
+      // The array forms, with a number of elements that changes from one execution to the next.
+      const unknown = Array.from({ length: 1 + (i % 4) }, (_, n) => hashSecret(`unknown ${i} ${n}`));
+      t.equal((await lookupTokens(connection, [hashSecret(operator.token), ...unknown])).size, 1, `token look-up ${i} of ${unknown.length + 1}`);
+      t.equal((await lookupKeys(connection, [keyHash(key)!, ...unknown])).size, 1, `key look-up ${i} of ${unknown.length + 1}`);
+      const rows = Array.from({ length: 2 + (i % 4) }, (_, n) => {
+        const { qso: batched } = normalizeRecord({ call: `DL${i}B${n}`, qso_date: '20240302', time_on: '1200', band: '20m', mode: 'CW' }, { frequencyUnit: 'MHz' });
+        fillStation(batched!, station, null, null);
+        return rowValues(batched!, newRow()) as string[];
+      });
+      const outcomes = await inserts.insert({ stationId: station.id, ownerId: station.userId, rows, returnRows: false });
+      t.equal(outcomes.filter((stored) => 'id' in stored).length, rows.length, `batch ${i} of ${rows.length} stored`);
     }
 
     const { rows } = await connection.query<{ name: string; generic_plans: string; custom_plans: string }>(
       'SELECT name, generic_plans, custom_plans FROM pg_prepared_statements ORDER BY name');
     const plans = new Map(rows.map((row) => [row.name, { generic: Number(row.generic_plans), custom: Number(row.custom_plans) }]));
-    for (const name of ['token-lookup-one', 'key-lookup-one', 'small-insert-one', 'qso-by-id']) {
+    for (const name of ['token-lookup-one', 'key-lookup-one', 'small-insert-one', 'qso-by-id', 'token-lookup', 'key-lookup', 'small-insert']) {
       const counted = plans.get(name);
       t.ok(counted, `${name} is prepared on the connection`);
       t.equal((counted?.generic ?? 0) + (counted?.custom ?? 0), RUNS, `${name} ran ${RUNS} times`);
