@@ -136,6 +136,7 @@ const NO_QSO = Buffer.from('null}');
  * (moved away, then deleted) is told once, and `last` is where the last row read stands.
  */
 export class ChangePageFromCopy implements CopyPage {
+  readonly objectChunks = false;
   last: ChangePosition | null = null;
   hasMore = false;
   private count = 0;

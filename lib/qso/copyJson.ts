@@ -187,6 +187,8 @@ export function qsoJsonWriter(setOnly: boolean): QsoJsonFromCopy {
 
 /** A page's COPY output (or its rows, one a chunk) in, its items' JSON text out (comma-separated, no brackets). */
 export interface CopyPage<Chunk = Buffer> {
+  /** Whether its pieces are objects (rows) rather than bytes, which the stream feeding it must know; typed so that it cannot disagree with `Chunk`. */
+  readonly objectChunks: Chunk extends Buffer ? false : true;
   /** The JSON of the items the piece completes; null when it completes none. */
   read(chunk: Chunk): Buffer | null;
   /** After the last piece: fails when the output ended inside a row. */
@@ -195,6 +197,7 @@ export interface CopyPage<Chunk = Buffer> {
 
 /** A QSO list page's COPY output (qsoSelectList's columns) as the QSO objects' JSON. */
 export class QsoPageFromCopy implements CopyPage {
+  readonly objectChunks = false;
   /** QSOs written so far. */
   count = 0;
   private readonly qso = qsoJsonWriter(false);

@@ -69,6 +69,7 @@ const FIELDS = qsoFieldTexts(false).map(({ key, numeric, unset }) => ({ key, num
  * text as QsoPageFromCopy's, JSON.stringify(presentQso(row)).
  */
 export class QsoPageFromRows implements CopyPage<QsoValues[]> {
+  readonly objectChunks = true;
   /** QSOs written so far. */
   count = 0;
 

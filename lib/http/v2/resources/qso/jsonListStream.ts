@@ -2,7 +2,7 @@ import { Transform, type TransformCallback } from 'node:stream';
 import type { CopyPage } from '../../../../qso/copyJson.js';
 
 /**
- * A page's COPY output (or its rows, `rows`: one object a chunk) in, the v2 list envelope out:
+ * A page's COPY output (or its rows, in object mode when the page says its pieces are objects) in, the v2 list envelope out:
  * `{"data":[` the items `],"meta":{…}}`. The items are written as their rows arrive, so a page is
  * never held whole; `meta` is built after the last row, when what the page held is known (its
  * count, the feed's cursor).
@@ -10,8 +10,8 @@ import type { CopyPage } from '../../../../qso/copyJson.js';
 export class CopyPageEnvelope<Chunk = Buffer> extends Transform {
   private opened = false;
 
-  constructor(private readonly page: CopyPage<Chunk>, private readonly meta: () => unknown, rows = false) {
-    super({ writableObjectMode: rows });
+  constructor(private readonly page: CopyPage<Chunk>, private readonly meta: () => unknown) {
+    super({ writableObjectMode: page.objectChunks });
   }
 
   override _transform(chunk: Chunk, _encoding: BufferEncoding, callback: TransformCallback): void {

@@ -44,7 +44,7 @@ function jsonListPage(request: RequestContext, list: ListQuery): ListPage {
         return new CopyPageEnvelope(qsos, metaOf(qsos));
       }
       const qsos = new QsoPageFromRows();
-      return new CopyPageEnvelope(qsos, metaOf(qsos), true);
+      return new CopyPageEnvelope(qsos, metaOf(qsos));
     },
   };
 }
