@@ -30,7 +30,8 @@ import { AdifRowsTransform } from '../lib/import/rowStreams.js';
 import { INSERT_COLUMNS, MATCH_COLUMNS } from '../lib/import/rowValues.js';
 import { beginQsoWriteForStations } from '../lib/qso/writeLock.js';
 import { writeGeneratedAdif } from './generate-adif.js';
-import { countingFunctionSql, countingMigrations } from './lib/countingFunction.js';
+import { countingFunctionSql } from './lib/countingFunction.js';
+import { countTriggerBody, countTriggerFunctionSql } from '../lib/db/countTables.js';
 import { numberOption, scratchDatabase } from './lib/scratch.js';
 
 const root = join(import.meta.dirname, '..');
@@ -220,7 +221,7 @@ async function indexCost(db: Database, big: string, bigCount: number): Promise<v
   // The four tables counted by one statement per table and kind of write, before one count key (sql/018).
   await pool.query(countingFunctionSql('017_qso_month_bucket_counts.sql'));
   const perTable = await copyQso('qso counting with the trigger of sql/017 (a statement per table)');
-  await pool.query(countingFunctionSql(countingMigrations().at(-1)!));
+  await pool.query(countTriggerFunctionSql(countTriggerBody()));
   const bare = (bareFirst + bareLast) / 2;
   const row = (what: string, secondsTaken: number) =>
     `| ${what} | ${Math.round(rows / secondsTaken)} | ${(secondsTaken - bare).toFixed(2)} | ${(((secondsTaken - bare) / bare) * 100).toFixed(0)} % |`;

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -8,12 +8,6 @@ import { join } from 'node:path';
 
 const sqlDir = join(import.meta.dirname, '..', '..', 'sql');
 const DEFINITION = 'FUNCTION qso_counts_record() RETURNS trigger';
-
-/** The migrations that define the counting function, oldest first: the last is the one in force. */
-export function countingMigrations(): string[] {
-  const files = readdirSync(sqlDir).filter((name) => /^\d{3}_[\w-]+\.sql$/.test(name)).sort();
-  return files.filter((name) => readFileSync(join(sqlDir, name), 'utf8').includes(DEFINITION));
-}
 
 /** `CREATE OR REPLACE` of the counting function as `migration` defines it (its last definition there). */
 export function countingFunctionSql(migration: string): string {

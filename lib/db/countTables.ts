@@ -15,8 +15,11 @@ import type pg from 'pg';
 export interface CountTable {
   name: string;
   columns: string;
-  /** The rows (key columns, n) the trigger adds from the grouped deltas `d`, when not simply `columns` summed. */
-  fromDeltas?: string;
+  /**
+   * Where the trigger takes the table's rows from, when not `columns` of the deltas `d`: the key
+   * columns' expressions and the rows they are read from (with a WHERE clause, if any).
+   */
+  fromDeltas?: { select: string; from: string };
   /**
    * For a key qso_count_key() does not hold, its columns' expressions on a written row `r`: the
    * trigger groups the statement's rows by them apart. Grouping every table's deltas by a key
@@ -95,10 +98,12 @@ export const COUNT_TABLES: readonly CountTable[] = [
   {
     name: 'qso_confirmation_month_counts',
     columns: 'station_id, operator, type, month',
-    fromDeltas: `SELECT station_id, operator, t.type, t.month, sum(n)
-      FROM d CROSS JOIN LATERAL (VALUES ('lotw', lotw_month), ('eqsl', eqsl_month), ('qsl', qsl_month),
+    fromDeltas: {
+      select: 'station_id, operator, t.type, t.month',
+      from: `d CROSS JOIN LATERAL (VALUES ('lotw', lotw_month), ('eqsl', eqsl_month), ('qsl', qsl_month),
                                         ('qrz', qrz_month), ('clublog', clublog_month)) t(type, month)
-     WHERE t.month IS NOT NULL GROUP BY 1, 2, 3, 4 HAVING sum(n) <> 0`,
+     WHERE t.month IS NOT NULL`,
+    },
   },
   { name: 'qso_month_bucket_counts', columns: `station_id, operator, month, ${BUCKET_COLUMNS}` },
   DXCC_TABLE,
@@ -107,10 +112,32 @@ export const COUNT_TABLES: readonly CountTable[] = [
 /** The positions of a table's key columns, to group by. */
 const keyPositions = (columns: string): string => columns.split(',').map((_, i) => i + 1).join(', ');
 
-/** The trigger's INSERT for one table: its key columns and the summed count of each group of the deltas. */
-function insertSql({ name, columns, fromDeltas }: CountTable): string {
+/**
+ * Statements whose deltas are at most this many append them to each table as they are, one row
+ * each, rather than grouped by the table's key: a single create, PATCH or DELETE, a batch of
+ * small inserts. Grouping (an aggregate per table, set up at every execution) cost such a
+ * statement more than the rows it saves: the trigger of a one-row INSERT took 0.6–0.7 ms of the
+ * database's CPU grouped and 0.4 ungrouped, batches of 2–14 rows 15–20 % less in all, and at
+ * 2–45 rows the two were even (benchmarks/RESULTS.md). Compaction folds the extra rows.
+ */
+export const UNGROUPED_MAX_DELTAS = 16;
+
+/**
+ * The trigger's INSERT for one table from the deltas `d`: each group of the table's key summed
+ * (groups netting to nothing dropped), or, `ungrouped`, every delta as its own row.
+ */
+function insertSql({ name, columns, fromDeltas }: CountTable, ungrouped: boolean): string {
+  const { select, from } = fromDeltas ?? { select: columns, from: 'd' };
   return `INSERT INTO ${name} (${columns}, n)
-    ${fromDeltas ?? `SELECT ${columns}, sum(n) FROM d GROUP BY ${keyPositions(columns)} HAVING sum(n) <> 0`}`;
+    ${ungrouped ? `SELECT ${select}, n FROM ${from}` : `SELECT ${select}, sum(n) FROM ${from} GROUP BY ${keyPositions(columns)} HAVING sum(n) <> 0`}`;
+}
+
+/** One statement appending the deltas to every table keyed by qso_count_key (`keyed`). */
+function deltaInsertsSql(keyed: readonly CountTable[], ungrouped: boolean): string {
+  const added = keyed.slice(0, -1).map((table) => `${table.name}_added AS (\n    ${insertSql(table, ungrouped)})`);
+  return `WITH d AS (SELECT (u.key).*, u.n FROM unnest(deltas) u),
+    ${added.join(',\n    ')}
+    ${insertSql(keyed.at(-1)!, ungrouped)};`;
 }
 
 /** The statement's rows signed in one branch of the trigger: added +1, removed -1 (transition tables r). */
@@ -141,10 +168,18 @@ function branchSql(tables: readonly CountTable[], signed: SignedRows): string {
                      GROUP BY key HAVING sum(n) <> 0);${rowKeyedInserts(tables, signed)}`;
 }
 
-/** The body of qso_counts_record(), the statement trigger on qso (insert, update, delete) that appends to every table of counts. */
-export function countTriggerBody(tables: readonly CountTable[] = COUNT_TABLES): string {
+/**
+ * The body of qso_counts_record(), the statement trigger on qso (insert, update, delete) that
+ * appends to every table of counts. `ungroupedMaxDeltas` 0 groups every statement's deltas (a
+ * benchmark's comparison).
+ */
+export function countTriggerBody(tables: readonly CountTable[] = COUNT_TABLES, ungroupedMaxDeltas = UNGROUPED_MAX_DELTAS): string {
   const keyed = tables.filter((table) => table.rowKey === undefined);
-  const added = keyed.slice(0, -1).map((table) => `${table.name}_added AS (\n    ${insertSql(table)})`);
+  const inserts = ungroupedMaxDeltas === 0 ? deltaInsertsSql(keyed, false) : `IF cardinality(deltas) <= ${ungroupedMaxDeltas} THEN
+    ${deltaInsertsSql(keyed, true)}
+  ELSE
+    ${deltaInsertsSql(keyed, false)}
+  END IF;`;
   return `
 DECLARE
   deltas qso_count_delta[];
@@ -157,9 +192,7 @@ BEGIN
   IF cardinality(deltas) = 0 THEN
     RETURN NULL;
   END IF;
-  WITH d AS (SELECT (u.key).*, u.n FROM unnest(deltas) u),
-  ${added.join(',\n  ')}
-  ${insertSql(keyed.at(-1)!)};
+  ${inserts}
   RETURN NULL;
 END;
 `;
@@ -188,6 +221,11 @@ export async function ensureCountTrigger(client: Pick<pg.PoolClient, 'query'>): 
   // No write commits under the old body while the new one takes over (a migration that fills a
   // new table takes this lock before its backfill).
   await client.query('LOCK TABLE qso IN SHARE MODE');
-  await client.query(`CREATE OR REPLACE FUNCTION qso_counts_record() RETURNS trigger LANGUAGE plpgsql AS $body$${body}$body$`);
+  await client.query(countTriggerFunctionSql(body));
   return true;
+}
+
+/** The statement that makes `body` the counting trigger's function. */
+export function countTriggerFunctionSql(body: string): string {
+  return `CREATE OR REPLACE FUNCTION qso_counts_record() RETURNS trigger LANGUAGE plpgsql AS $body$${body}$body$`;
 }

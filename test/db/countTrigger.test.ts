@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { testDatabase, testDatabaseAt } from '../helpers/db.js';
 import { createOperator } from '../helpers/fixtures.js';
 import { seedQsos } from '../helpers/qsoRows.js';
-import { COUNT_TABLES, countTriggerBody, DXCC_TABLE, ensureCountTrigger, ID_BAND_MODE_TABLE, ID_MONTH_TABLE, type CountTable } from '../../lib/db/countTables.js';
+import { COUNT_TABLES, countTriggerBody, countTriggerFunctionSql, DXCC_TABLE, ensureCountTrigger, ID_BAND_MODE_TABLE, ID_MONTH_TABLE, type CountTable } from '../../lib/db/countTables.js';
 import { migrate } from '../../lib/db/migrate.js';
 import { beginQsoWriteForStations } from '../../lib/qso/writeLock.js';
 
@@ -22,7 +22,7 @@ t.test('the migrated database counts with the trigger the code declares, restore
 
   // A database whose trigger predates the table (as sql/022 left it): the table misses writes.
   const older = COUNT_TABLES.filter(({ name }) => name !== ID_MONTH_TABLE.name);
-  await pool.query(`CREATE OR REPLACE FUNCTION qso_counts_record() RETURNS trigger LANGUAGE plpgsql AS $body$${countTriggerBody(older)}$body$`);
+  await pool.query(countTriggerFunctionSql(countTriggerBody(older)));
   await insert('K1OLD');
   t.equal(await monthBlocks(), 0, 'the older trigger does not count into the new table');
 
@@ -35,7 +35,7 @@ t.test('the migrated database counts with the trigger the code declares, restore
   // A newer version migrated the database and installed its own body (a table this version does
   // not know): starting this version keeps it.
   const newer = `${countTriggerBody()}\n-- a newer version's body\n`;
-  await pool.query(`CREATE OR REPLACE FUNCTION qso_counts_record() RETURNS trigger LANGUAGE plpgsql AS $body$${newer}$body$`);
+  await pool.query(countTriggerFunctionSql(newer));
   await pool.query("INSERT INTO schema_migrations (version) VALUES ('999_a_newer_table_of_counts')");
   t.same(await migrate(pool), [], 'no migration of this version was pending');
   t.equal(await installedBody(pool), newer, 'the newer version\'s trigger is kept');
