@@ -114,13 +114,15 @@ const keyPositions = (columns: string): string => columns.split(',').map((_, i) 
 
 /**
  * Statements whose deltas are at most this many append them to each table as they are, one row
- * each, rather than grouped by the table's key: a single create, PATCH or DELETE, a batch of
- * small inserts. Grouping (an aggregate per table, set up at every execution) cost such a
- * statement more than the rows it saves: the trigger of a one-row INSERT took 0.6–0.7 ms of the
- * database's CPU grouped and 0.4 ungrouped, batches of 2–14 rows 15–20 % less in all, and at
- * 2–45 rows the two were even (benchmarks/RESULTS.md). Compaction folds the extra rows.
+ * each, rather than grouped by the table's key: a single create or DELETE (one delta), a PATCH
+ * (two: the row's old key taken away, its new one added), a batch of creates of one key. Grouping
+ * (an aggregate per table, set up at every execution) cost such a statement more than it can
+ * save: the trigger of a one-row INSERT took 0.47 ms grouped and 0.32 ungrouped
+ * (benchmarks/RESULTS.md). A statement of more deltas is grouped: ungrouped, its deltas that
+ * share a table's key (a batch of one location and month, in several bands) would each leave a
+ * row there for compaction to fold, work the trigger would have saved only on paper.
  */
-export const UNGROUPED_MAX_DELTAS = 16;
+export const UNGROUPED_MAX_DELTAS = 2;
 
 /**
  * The trigger's INSERT for one table from the deltas `d`: each group of the table's key summed
