@@ -15,10 +15,11 @@ import { endPool } from '../../lib/db/poolEnd.js';
 
 /**
  * The statements every small request runs (the token or key look-up, a create's INSERT, alone
- * or batched with others, the read of one QSO) are named so that a connection prepares them once; they must also keep
- * one plan. PostgreSQL plans a named statement again at every execution while its generic plan
- * looks dearer than the plans for the values given, as it did for the array forms (0.5–0.8 ms
- * of the database's CPU each time). pg_prepared_statements counts both kinds of plan per
+ * or batched with others, the read of one QSO) are named so that a connection prepares them
+ * once; they must also keep one plan. PostgreSQL plans a named statement again at every
+ * execution while its generic plan looks dearer than the plans for the values given, as it did
+ * for the array forms (0.5–0.8 ms of the database's CPU each time) until their arrays were made
+ * opaque (lib/db/opaqueArray.ts). pg_prepared_statements counts both kinds of plan per
  * connection.
  */
 const RUNS = 12;
