@@ -1,11 +1,12 @@
 /**
  * What the counting trigger costs the smallest and the largest writes: a single-row INSERT (as a
- * single create writes it), an 8-row INSERT (a batch of small inserts, InsertBatcher) and a
- * 25,000-row INSERT … SELECT (an import statement's batch), timed in the database (EXPLAIN
+ * single create writes it), a single-row UPDATE of the band (a PATCH: two deltas), an 8-row
+ * INSERT (a batch of small inserts, InsertBatcher) and a 25,000-row INSERT … SELECT (an import
+ * statement's batch), timed in the database (EXPLAIN
  * ANALYZE's execution time, which includes the AFTER STATEMENT triggers), alternately with the
  * generated qso_counts_record() in force (lib/db/countTables.ts: a statement of few deltas
  * appends them ungrouped), the same body grouping every statement's deltas (as before
- * UNGROUPED_MAX_DELTAS), and, as the ceiling, the INSERT trigger disabled.
+ * UNGROUPED_MAX_DELTAS), and, as the ceiling, the INSERT and UPDATE triggers disabled.
  *
  *   DATABASE_URL=… npx tsx benchmarks/count-trigger.ts [--runs 400] [--rounds 4] [--batch 25000]
  *
@@ -51,19 +52,29 @@ try {
                         CASE WHEN g % 5 = 0 THEN date '2024-03-01' + g % 365 END
                    FROM generate_series(1, ${count}) g`;
   const small = rowsOf(SMALL_BATCH_ROWS);
+  // A stored QSO whose band each run changes, in a transaction rolled back like the others'.
+  await client.query('BEGIN');
+  await client.query('SELECT qso_write_begin($1::int[])', [[userId]]);
+  const { rows: [stored] } = await client.query<{ id: number }>(
+    `INSERT INTO qso (station_id, call, time_on, band, mode, operator) VALUES ($1, 'DL1PAT', now(), '20m', 'FT8', 'DL0TRG') RETURNING id`, [stationId]);
+  await client.query('COMMIT');
+  const patch = `UPDATE qso SET band = CASE band WHEN '20m' THEN '40m' ELSE '20m' END WHERE id = $1`;
   const batch = rowsOf(batchRows);
-  const results = new Map<string, { single: number[]; small: number[]; batch: number[] }>(VERSIONS.map((v) => [v, { single: [], small: [], batch: [] }]));
+  const results = new Map<string, { single: number[]; patch: number[]; small: number[]; batch: number[] }>(
+    VERSIONS.map((v) => [v, { single: [], patch: [], small: [], batch: [] }]));
+  const countingTriggers = (action: 'ENABLE' | 'DISABLE') => `ALTER TABLE qso ${action} TRIGGER qso_counts_insert, ${action} TRIGGER qso_counts_update`;
   try {
     for (let round = 0; round < rounds; round++) {
       for (const version of round % 2 ? [...VERSIONS].reverse() : VERSIONS) {
-        if (version === UNCOUNTED) await client.query('ALTER TABLE qso DISABLE TRIGGER qso_counts_insert');
+        if (version === UNCOUNTED) await client.query(countingTriggers('DISABLE'));
         else await client.query(countTriggerFunctionSql(BODIES.get(version)!));
         const result = results.get(version)!;
         for (let i = 0; i < 20; i++) await executionMs(single, [stationId]); // plans cached in the session
         for (let i = 0; i < runs; i++) result.single.push(await executionMs(single, [stationId]));
+        for (let i = 0; i < runs; i++) result.patch.push(await executionMs(patch, [stored!.id]));
         for (let i = 0; i < runs; i++) result.small.push(await executionMs(small, [stationId]));
         for (let i = 0; i < 3; i++) result.batch.push(await executionMs(batch, [stationId]));
-        if (version === UNCOUNTED) await client.query('ALTER TABLE qso ENABLE TRIGGER qso_counts_insert');
+        if (version === UNCOUNTED) await client.query(countingTriggers('ENABLE'));
       }
     }
     await client.query(countTriggerFunctionSql(BODIES.get(IN_FORCE)!));
@@ -72,11 +83,12 @@ try {
   }
   const p50 = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
   const ceiling = results.get(UNCOUNTED)!;
-  console.log(`\n| counting | single-row INSERT p50 / p90 / p99 ms | against the ceiling | ${SMALL_BATCH_ROWS}-row INSERT p50 ms | against the ceiling | ${batchRows}-row INSERT p50 ms (rows/s) | against the ceiling |\n|---|---|---|---|---|---|---|`);
+  console.log(`\n| counting | single-row INSERT p50 / p90 / p99 ms | against the ceiling | single-row UPDATE of the band p50 ms | against the ceiling | ${SMALL_BATCH_ROWS}-row INSERT p50 ms | against the ceiling | ${batchRows}-row INSERT p50 ms (rows/s) | against the ceiling |\n|---|---|---|---|---|---|---|---|---|`);
   for (const [version, result] of results) {
     const single = [...result.single].sort((a, b) => a - b);
     const batchMs = p50(result.batch);
     console.log(`| ${version} | ${[50, 90, 99].map((p) => percentile(single, p).toFixed(3)).join(' / ')} | ${((p50(ceiling.single) / percentile(single, 50)) * 100).toFixed(0)} % `
+      + `| ${p50(result.patch).toFixed(3)} | ${((p50(ceiling.patch) / p50(result.patch)) * 100).toFixed(0)} % `
       + `| ${p50(result.small).toFixed(3)} | ${((p50(ceiling.small) / p50(result.small)) * 100).toFixed(0)} % `
       + `| ${batchMs.toFixed(1)} (${Math.round(batchRows / (batchMs / 1000))}) | ${((p50(ceiling.batch) / batchMs) * 100).toFixed(0)} % |`);
   }

@@ -114,15 +114,16 @@ const keyPositions = (columns: string): string => columns.split(',').map((_, i) 
 
 /**
  * Statements whose deltas are at most this many append them to each table as they are, one row
- * each, rather than grouped by the table's key: a single create or DELETE (one delta), a PATCH
- * (two: the row's old key taken away, its new one added), a batch of creates of one key. Grouping
- * (an aggregate per table, set up at every execution) cost such a statement more than it can
- * save: the trigger of a one-row INSERT took 0.47 ms grouped and 0.32 ungrouped
- * (benchmarks/RESULTS.md). A statement of more deltas is grouped: ungrouped, its deltas that
- * share a table's key (a batch of one location and month, in several bands) would each leave a
- * row there for compaction to fold, work the trigger would have saved only on paper.
+ * each, rather than grouped by the table's key: a single create or DELETE, or a batch of
+ * creates of one key (one delta), which leave one row per table either way. Grouping (an
+ * aggregate per table, set up at every execution) cost such a statement more than it can save:
+ * the trigger of a one-row INSERT took 0.36–0.40 ms grouped and 0.20 ungrouped
+ * (benchmarks/RESULTS.md). With two deltas or more, ungrouped rows would share a table's key: a
+ * PATCH of the band (the row's old key taken away, its new one added) nets to nothing in every
+ * table without band, and ungrouped it wrote two rows to each for compaction to fold, for no
+ * gain (0.39 ms against 0.36 grouped, within the benchmark's noise).
  */
-export const UNGROUPED_MAX_DELTAS = 2;
+export const UNGROUPED_MAX_DELTAS = 1;
 
 /**
  * The trigger's INSERT for one table from the deltas `d`: each group of the table's key summed

@@ -144,11 +144,13 @@ t.test('list totals from the counts stay exact under concurrent writers', async 
       seedQsos(db, stations, `UPDATE qso SET lotw_qsl_rcvd = 'Y', lotw_qslrdate = date '2024-01-01' + (id % 90)::int WHERE id IN (SELECT id FROM qso WHERE station_id = ANY($1::int[]) AND lotw_qsl_rcvd IS NULL LIMIT 9)`, [stations]),
       seedQsos(db, [club.clubStationId], `UPDATE qso SET operator = $2 WHERE id IN (SELECT id FROM qso WHERE station_id = $1 AND operator <> $2 LIMIT 4)`, [club.clubStationId, member.callsign]),
       seedQsos(db, stations, `DELETE FROM qso WHERE id IN (SELECT id FROM qso WHERE station_id = $1 ORDER BY id LIMIT 5)`, [second]),
-      // Statements of one row, as a single create, PATCH or DELETE writes them (the trigger's
-      // ungrouped deltas; the imports above take the grouped way): a confirmed QSO stored, a band
-      // changed (a delta each way, netting to nothing in the tables without band).
+      // Statements of one row, as a single create, DELETE or PATCH writes them: a confirmed QSO
+      // stored and the oldest deleted (one delta each, which the trigger appends ungrouped; the
+      // statements above group theirs), a band changed (a delta each way, grouped, netting to
+      // nothing in the tables without band).
       seedQsos(db, stations, `INSERT INTO qso (station_id, call, time_on, band, mode, operator, lotw_qsl_rcvd, lotw_qslrdate)
         VALUES ($1, 'S' || $2::int || 'SGL', timestamp '2024-05-01' + $2::int * interval '1 hour', '20m', 'CW', 'DL1TOT', 'Y', date '2024-05-02')`, [op.stationId, round]),
+      seedQsos(db, stations, 'DELETE FROM qso WHERE id = (SELECT min(id) FROM qso WHERE station_id = $1)', [op.stationId]),
       seedQsos(db, stations, `UPDATE qso SET band = CASE band WHEN '20m' THEN '40m' ELSE '20m' END
         WHERE id = (SELECT max(id) FROM qso WHERE station_id = $1)`, [op.stationId]),
       compactQsoCounts(db, 0),
