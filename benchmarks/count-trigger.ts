@@ -2,11 +2,11 @@
  * What the counting trigger costs the smallest and the largest writes: a single-row INSERT (as a
  * single create writes it), a single-row UPDATE of the band (a PATCH: two deltas), an 8-row
  * INSERT (a batch of small inserts, InsertBatcher) and a 25,000-row INSERT … SELECT (an import
- * statement's batch), timed in the database (EXPLAIN
- * ANALYZE's execution time, which includes the AFTER STATEMENT triggers), alternately with the
- * generated qso_counts_record() in force (lib/db/countTables.ts: a statement of few deltas
- * appends them ungrouped), the same body grouping every statement's deltas (as before
- * UNGROUPED_MAX_DELTAS), and, as the ceiling, the INSERT and UPDATE triggers disabled.
+ * statement's batch), timed in the database (EXPLAIN ANALYZE's execution time, which includes
+ * the AFTER STATEMENT triggers), alternately with the generated qso_counts_record() in force
+ * (lib/db/countTables.ts: a statement of one delta appends it ungrouped), the same body
+ * grouping every statement's deltas (as before UNGROUPED_MAX_DELTAS), and, as the ceiling, the
+ * INSERT and UPDATE triggers disabled.
  *
  *   DATABASE_URL=… npx tsx benchmarks/count-trigger.ts [--runs 400] [--rounds 4] [--batch 25000]
  *
