@@ -15,13 +15,19 @@ export interface ChangeBounds {
   idBound: number;
 }
 
+/**
+ * Every list and feed page asks it first: named, each connection parses and plans it once (sent
+ * unnamed, that was about half of its 0.2 ms of the database's CPU).
+ */
+const CHANGE_BOUNDS = {
+  name: 'change-bounds',
+  text: `SELECT xid_bound::text, id_bound::text
+           FROM qso_change_bounds(ARRAY(SELECT DISTINCT user_id FROM stations WHERE id = ANY($1::int[])))`,
+};
+
 /** The cut for these station locations: the running QSO writers of their owners decide it. */
 export async function changeBounds(db: Queryable, stationIds: readonly number[]): Promise<ChangeBounds> {
-  const { rows } = await db.query<{ xid_bound: string; id_bound: string }>(
-    `SELECT xid_bound::text, id_bound::text
-       FROM qso_change_bounds(ARRAY(SELECT DISTINCT user_id FROM stations WHERE id = ANY($1::int[])))`,
-    [stationIds],
-  );
+  const { rows } = await db.query<{ xid_bound: string; id_bound: string }>({ ...CHANGE_BOUNDS, values: [stationIds] });
   return { xidBound: rows[0]!.xid_bound, idBound: Number(rows[0]!.id_bound) };
 }
 
