@@ -40,7 +40,7 @@ import { createToken } from '../lib/auth/tokens.js';
 import { inQsoTransaction } from '../lib/qso/writeLock.js';
 import { decodeCursor } from '../lib/qso/changeCursor.js';
 import { changeBounds } from '../lib/qso/changeBounds.js';
-import { changePageSql } from '../lib/qso/changeFeed.js';
+import { changePageStatements } from '../lib/qso/changeFeed.js';
 import { qsoSelectList } from '../lib/qso/present.js';
 import { numberOption, percentile, scratchDatabase, secondsSince } from './lib/scratch.js';
 
@@ -240,8 +240,8 @@ async function main(): Promise<void> {
     const pageStatementMs = async (label: string, cursorText: string) => {
       const request = { ...principalScope, cursor: cursorText === '' ? null : decodeCursor(cursorText) };
       const bounds = await changeBounds(db, [home]);
-      const sql = changePageSql(request, bounds);
-      const { rows } = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${sql.text}`, sql.values);
+      const { page } = changePageStatements(request, bounds);
+      const { rows } = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${page.text}`, [...page.values]);
       const plan = rows.map((r) => r['QUERY PLAN']);
       if (EXPLAIN) console.log(`\n--- ${label}\n${plan.join('\n')}`);
       return Number(/Execution Time: ([\d.]+) ms/.exec(plan.at(-1)!)![1]);

@@ -46,7 +46,17 @@ export async function bindForCopy<Row extends object = Record<string, never>>(
   const { rows } = await client.query<Row>(shapedStatement(client, text, values));
   // A query of no rows would leave the settings unset; the COPY would then fail on them.
   if (alongside && rows.length !== 1) throw new Error(`bindForCopy: the statement alongside returned ${rows.length} rows, not one`);
-  return { copyText: page.text.replace(/\$(\d+)/g, (_, n: string) => `current_setting('logbook.param_${n}')`), row: rows[0] };
+  return { copyText: readingSettings(page.text), row: rows[0] };
+}
+
+/**
+ * A statement whose `$n` were bound by bindForCopy, reading each from its setting instead: it
+ * takes no parameters, so it can also run as a named statement planned once per connection
+ * (PostgreSQL estimates with the settings' values of its first use). Call inside the same
+ * transaction.
+ */
+export function readingSettings(text: string): string {
+  return text.replace(/\$(\d+)/g, (_, n: string) => `current_setting('logbook.param_${n}')`);
 }
 
 /**

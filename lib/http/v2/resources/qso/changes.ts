@@ -6,7 +6,7 @@ import { qsoSchema } from './schemas.js';
 import { restrictedOperator } from '../../principal.js';
 import { decodeCursor, encodeCursor, type ChangeCursor } from '../../../../qso/changeCursor.js';
 import {
-  ChangePageFromCopy, changeHorizonBindingPage, changePageSql, checkCursorAge, CursorExpiredError, fullPageEnd, nextPosition,
+  ChangePageFromCopy, changeHorizonBindingPage, changePageStatements, checkCursorAge, CursorExpiredError, fullPageEnd, nextPosition,
   type ChangeRequest,
 } from '../../../../qso/changeFeed.js';
 import { changeBounds, type ChangeBounds } from '../../../../qso/changeBounds.js';
@@ -85,7 +85,8 @@ export const listChanges: Handler = async (request) => {
     const bounds: ChangeBounds = stationIds.length > 0 ? await changeBounds(client, stationIds) : { xidBound: cursor?.txid ?? '0', idBound: 0 };
     await beginSnapshot(client);
     // The page's values go with the horizon's read: one round trip.
-    const { horizon, copyText } = await changeHorizonBindingPage(client, stationIds.length > 0 ? changePageSql(change, bounds) : null);
+    const statements = stationIds.length > 0 ? changePageStatements(change, bounds) : null;
+    const { horizon, copyText } = await changeHorizonBindingPage(client, statements?.page ?? null);
     if (cursor !== null) refuseExpired(cursor, horizon, services.config.change_retention_days, now);
     const changes = new ChangePageFromCopy(perPage, omitEmpty);
     const cursorAt = (position: Pick<ChangeCursor, 'txid' | 'id' | 'kind'>) => encodeCursor({ ...position, horizon: Number(horizon), issuedAt: now });
@@ -95,7 +96,7 @@ export const listChanges: Handler = async (request) => {
     };
     // A full page with more behind it names the next page before its body: a client copying the
     // log can ask for it while it still reads this one.
-    const end = stationIds.length > 0 ? await fullPageEnd(client, change, bounds) : null;
+    const end = statements !== null ? await fullPageEnd(client, statements.pageEnd) : null;
     if (end !== null) ctx.set('Link', `<${nextPageUrl(ctx.path, ctx.querystring, cursorAt(end))}>; rel="next"`);
     const body = new CopyPageEnvelope(changes, meta);
     // A statement that fails still gets the error envelope.
