@@ -1,12 +1,14 @@
 /**
  * PostgreSQL COPY text format: columns separated by tabs, rows ended by a newline, NULL as
- * \N, and backslash, newline, carriage return and tab inside values written as \\, \n, \r, \t.
+ * \N, and backslash, backspace, form feed, newline, carriage return, tab and vertical tab inside
+ * values written as \\, \b, \f, \n, \r, \t, \v.
  * The import writes it into its staging table; the export reads the server's output back.
  */
 
-const SPECIAL = /[\\\n\r\t]/;
-const SPECIALS = /[\\\n\r\t]/g;
-const ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+// Escaped as COPY … TO writes them, so that a row formatted here is the text the server would send (lib/qso/pageRows.ts).
+const SPECIAL = /[\\\b\f\n\r\t\v]/;
+const SPECIALS = /[\\\b\f\n\r\t\v]/g;
+const ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v' };
 
 export const COPY_NULL = '\\N';
 

@@ -1,79 +1,20 @@
-import { Readable } from 'node:stream';
-import pg from 'pg';
-import { shapedStatement } from '../db/shapedStatement.js';
+import { formatCopyRow } from '../import/copyText.js';
+import type { RowValues } from '../db/pageRows.js';
 import { qsoFieldTexts, type CopyPage } from './copyJson.js';
-
-/** A QSO row as its values' text (null for NULL), in QSO_COLUMNS' order. */
-type QsoValues = Array<string | null>;
-
-/** Every value as the text PostgreSQL sent (the dates in ISO form: bindForCopy sets it). */
-const AS_TEXT = { getTypeParser: () => (value: string) => value };
-
-/**
- * A small page of QSOs read by a named statement instead of a COPY, which was planned at every
- * request (0.5–1.8 ms of a JSON page's database time, benchmarks/RESULTS.md). The page's
- * statement reads its values from settings (bindForCopy) and so takes no parameters: PostgreSQL
- * plans it once per connection, for the values of the first page it reads (it estimates with the
- * settings' values), and keeps that plan; the caller sends only pages any values suit
- * (readsRows in lib/http/v2/resources/qso/list.ts).
- *
- * Rows come as arrays of their values' text, without flow control: a page must stay small (the
- * caller's bound). The rows of one network read go on as one chunk of the object-mode stream (a
- * chunk a row had cost more in small writes to the client than planning saved). Resolves once
- * the first rows, the end or an error has arrived, so that a statement that fails rejects here,
- * before an answer is committed to 200. Call inside the transaction that bound the statement's
- * values.
- */
-export function readQsoPage(client: pg.PoolClient, text: string): Promise<Readable> {
-  const rows = new Readable({ objectMode: true, read() {} });
-  const config: pg.QueryArrayConfig = { ...shapedStatement(client, text, []), rowMode: 'array', types: AS_TEXT };
-  const query = client.query(new pg.Query<QsoValues>(config));
-  return new Promise((resolve, reject) => {
-    let started = false;
-    const start = () => {
-      if (started) return;
-      started = true;
-      resolve(rows);
-    };
-    let batch: QsoValues[] | null = null;
-    // node-postgres emits the rows of a read one after the other, in one go.
-    const pushBatch = () => {
-      rows.push(batch);
-      batch = null;
-      start();
-    };
-    query.on('row', (row) => {
-      if (batch === null) {
-        batch = [];
-        process.nextTick(pushBatch);
-      }
-      batch.push(row);
-    });
-    query.on('end', () => {
-      // After the last batch, which its tick has not pushed yet.
-      process.nextTick(() => {
-        rows.push(null);
-        start();
-      });
-    });
-    // Before the first rows the caller answers the error; after them, the stream's reader does.
-    query.on('error', (error) => process.nextTick(() => (started ? rows.destroy(error) : reject(error))));
-  });
-}
 
 /** The full object's fields (as QsoJsonFromCopy writes them), each unset one as its key and value. */
 const FIELDS = qsoFieldTexts(false).map(({ key, numeric, unset }) => ({ key, numeric, unset: `${key}${unset}` }));
 
 /**
- * A page's QSO rows (readQsoPage: batches of QsoValues) in, the QSO objects' JSON out: the same
+ * A page's QSO rows (readPageRows: batches of RowValues) in, the QSO objects' JSON out: the same
  * text as QsoPageFromCopy's, JSON.stringify(presentQso(row)).
  */
-export class QsoPageFromRows implements CopyPage<QsoValues[]> {
+export class QsoPageFromRows implements CopyPage<RowValues[]> {
   readonly objectChunks = true;
   /** QSOs written so far. */
   count = 0;
 
-  read(batch: QsoValues[]): Buffer {
+  read(batch: RowValues[]): Buffer {
     let json = '';
     for (const values of batch) {
       if (this.count++ > 0) json += ',';
@@ -89,4 +30,25 @@ export class QsoPageFromRows implements CopyPage<QsoValues[]> {
   }
 
   end(): void {}
+}
+
+/**
+ * Rows of a page (readPageRows) handed, as the COPY text the same statement's COPY writes, to the
+ * CopyPage that reads that text: the change feed's pages have one writer of their JSON whichever
+ * way they were read. Small pages only: each value is escaped here and read back there.
+ */
+export class CopyTextOfRows implements CopyPage<RowValues[]> {
+  readonly objectChunks = true;
+
+  constructor(private readonly page: CopyPage) {}
+
+  read(batch: RowValues[]): Buffer | null {
+    let text = '';
+    for (const values of batch) text += formatCopyRow(values);
+    return this.page.read(Buffer.from(text));
+  }
+
+  end(): void {
+    this.page.end();
+  }
 }

@@ -6,11 +6,13 @@ import { qsoSchema } from './schemas.js';
 import { restrictedOperator } from '../../principal.js';
 import { decodeCursor, encodeCursor, type ChangeCursor } from '../../../../qso/changeCursor.js';
 import {
-  ChangePageFromCopy, changeHorizonBindingPage, changePageStatements, checkCursorAge, CursorExpiredError, fullPageEnd, nextPosition,
+  ChangePageFromCopy, changeHorizonBindingPage, changePageStatements, checkCursorAge, CursorExpiredError, nextPosition, pageOutlook,
   type ChangeRequest,
 } from '../../../../qso/changeFeed.js';
 import { changeBounds, type ChangeBounds } from '../../../../qso/changeBounds.js';
 import { copyBoundOut } from '../../../../db/settingParams.js';
+import { readPageRows } from '../../../../db/pageRows.js';
+import { CopyTextOfRows } from '../../../../qso/pageRows.js';
 import { CopyPageEnvelope } from './jsonListStream.js';
 import { answerFromSnapshot, beginSnapshot, endSnapshot } from './snapshot.js';
 
@@ -63,7 +65,9 @@ function refuseExpired(cursor: ChangeCursor, horizon: bigint, retentionDays: num
  * to the next page) and the page, so that a pruning the page does not see cannot have slipped
  * past the cursor check either, and the link's cursor is the one `meta` ends with. The page is
  * one statement, a COPY whose text rows become the change objects' JSON as they arrive
- * (lib/qso/copyJson.ts): no value of a page becomes a string on its way.
+ * (lib/qso/copyJson.ts): no value of a page becomes a string on its way. A page the outlook
+ * finds small (a client polling a log it is up to date with) is read as rows of the same
+ * statement, named and so planned once per connection, and handed on as that COPY text.
  */
 export const listChanges: Handler = async (request) => {
   const { ctx, query, services, principal } = request;
@@ -96,12 +100,12 @@ export const listChanges: Handler = async (request) => {
     };
     // A full page with more behind it names the next page before its body: a client copying the
     // log can ask for it while it still reads this one.
-    const end = statements !== null ? await fullPageEnd(client, statements.pageEnd) : null;
-    if (end !== null) ctx.set('Link', `<${nextPageUrl(ctx.path, ctx.querystring, cursorAt(end))}>; rel="next"`);
-    const body = new CopyPageEnvelope(changes, meta);
+    const outlook = statements !== null ? await pageOutlook(client, change, statements.outlook) : null;
+    if (outlook?.end) ctx.set('Link', `<${nextPageUrl(ctx.path, ctx.querystring, cursorAt(outlook.end))}>; rel="next"`);
+    if (copyText === null) return answerFromSnapshot(ctx, client, Readable.from([]), new CopyPageEnvelope(changes, meta), services.readAhead);
     // A statement that fails still gets the error envelope.
-    const rows: Readable = copyText === null ? Readable.from([]) : await copyBoundOut(client, copyText);
-    return answerFromSnapshot(ctx, client, rows, body, services.readAhead);
+    if (outlook?.small) return answerFromSnapshot(ctx, client, await readPageRows(client, copyText), new CopyPageEnvelope(new CopyTextOfRows(changes), meta), services.readAhead);
+    return answerFromSnapshot(ctx, client, await copyBoundOut(client, copyText), new CopyPageEnvelope(changes, meta), services.readAhead);
   } catch (error) {
     // A refused cursor is an answer, not a failure of the connection.
     endSnapshot(client, error instanceof ApiError ? null : (error as Error));

@@ -1,6 +1,7 @@
 import type { Handler, RequestContext } from '../../resource.js';
 import { QsoPageFromCopy } from '../../../../qso/copyJson.js';
-import { QsoPageFromRows, readQsoPage } from '../../../../qso/pageRows.js';
+import { QsoPageFromRows } from '../../../../qso/pageRows.js';
+import { readPageRows } from '../../../../db/pageRows.js';
 import { copyBoundOut } from '../../../../db/settingParams.js';
 import { listMeta, pageSql, parseListQuery, type ListQuery } from './listQuery.js';
 import { CopyPageEnvelope } from './jsonListStream.js';
@@ -9,7 +10,7 @@ import { pageSeek } from './deepPage.js';
 import { answerListPage, type ListPage } from './listPage.js';
 
 /**
- * Pages of at most this many QSOs may be read as rows of a named statement (readQsoPage: it has
+ * Pages of at most this many QSOs may be read as rows of a named statement (readPageRows: it has
  * no flow control, so a page must be small); longer ones by COPY.
  */
 const ROWS_PAGE_MAX = 100;
@@ -36,7 +37,7 @@ function jsonListPage(request: RequestContext, list: ListQuery): ListPage {
   const byRows = readsRows(list);
   return {
     query: async (client) => pageSql(list, undefined, await pageSeek(client, list)),
-    read: (client, boundText) => (byRows ? readQsoPage(client, boundText) : copyBoundOut(client, boundText)),
+    read: (client, boundText) => (byRows ? readPageRows(client, boundText) : copyBoundOut(client, boundText)),
     envelope(total) {
       const metaOf = (qsos: { count: number }) => () => ({ ...request.meta, ...listMeta(list, qsos.count, total) });
       if (!byRows) {
