@@ -16,6 +16,8 @@
  *    over --runs after 3 warm-ups; beside each, the plain keyset SELECT of 5000 rows at the same
  *    place through pg, and the page statement's own execution time (EXPLAIN ANALYZE; its plans
  *    printed with --explain).
+ * 3. A client up to date polling: the CPU of the server and of PostgreSQL per poll, over 1,000
+ *    polls one after the other.
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/change-feed.ts \
  *     [--qsos 1000000] [--runs 50] [--gzip] [--explain] [--profile] [--keep]
@@ -42,9 +44,12 @@ import { decodeCursor } from '../lib/qso/changeCursor.js';
 import { changeBounds } from '../lib/qso/changeBounds.js';
 import { changePageStatements } from '../lib/qso/changeFeed.js';
 import { qsoSelectList } from '../lib/qso/present.js';
-import { numberOption, percentile, scratchDatabase, secondsSince } from './lib/scratch.js';
+import { databaseName, numberOption, percentile, scratchDatabase, secondsSince } from './lib/scratch.js';
+import { CpuMeter, cpuSpent } from './lib/cpuMeter.js';
 
 const PER_PAGE = 5000;
+/** Polls of a client up to date whose CPU is measured. */
+const POLLS = 1000;
 
 // --- child mode: the server alone -----------------------------------------------------------
 if (process.argv.includes('--serve')) {
@@ -241,10 +246,22 @@ async function main(): Promise<void> {
       const request = { ...principalScope, cursor: cursorText === '' ? null : decodeCursor(cursorText) };
       const bounds = await changeBounds(db, [home]);
       const { page } = changePageStatements(request, bounds);
-      const { rows } = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${page.text}`, [...page.values]);
+      // The page's values end with the outlook's own, which the page's text does not read.
+      const read = Math.max(...[...page.text.matchAll(/\$(\d+)/g)].map((match) => Number(match[1])));
+      const { rows } = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${page.text}`, page.values.slice(0, read));
       const plan = rows.map((r) => r['QUERY PLAN']);
       if (EXPLAIN) console.log(`\n--- ${label}\n${plan.join('\n')}`);
       return Number(/Execution Time: ([\d.]+) ms/.exec(plan.at(-1)!)![1]);
+    };
+    // What a sync tool's poll of a log it is up to date with costs the server and the database:
+    // only polls between the two samples.
+    const meter = CpuMeter.available() ? new CpuMeter(serverPid, databaseName(database.url)) : null;
+    const pollCost = async (cursorText: string): Promise<{ server: number; database: number } | null> => {
+      if (meter === null) return null;
+      const before = meter.sample();
+      for (let i = 0; i < POLLS; i++) await getPage(cursorText);
+      const spent = cpuSpent(before, meter.sample());
+      return { server: Math.round((spent.server! * 1000) / POLLS), database: Math.round((spent.database * 1000) / POLLS) };
     };
     const scenario = async (label: string, cursorText: string, extra = '') => {
       const at = cursorText === '' ? { txid: '0', id: 0 } : { txid: decodeCursor(cursorText)!.txid, id: decodeCursor(cursorText)!.id };
@@ -276,6 +293,7 @@ async function main(): Promise<void> {
     await scenario(`middle page (page ${Math.floor(cursors.length / 2) + 1})`, middle);
     await scenario(`last page (page ${cursors.length})`, cursors.at(-1)!);
     await scenario('up to date (nothing new)', upToDate);
+    const polls = await pollCost(upToDate);
     await scenario('first page, omit_empty=true', '', '&omit_empty=true');
     await scenario(`middle page, omit_empty=true`, middle, '&omit_empty=true');
     await scenario(`last page, omit_empty=true`, cursors.at(-1)!, '&omit_empty=true');
@@ -289,6 +307,7 @@ async function main(): Promise<void> {
     await scenario(`after them: the ${edited.rowCount} edits`, tombstones.meta.cursor);
     await scenario('middle page again (tombstones after it)', middle);
     await scenario('first page again', '');
+    if (polls) console.log(`\nA client up to date polling (${POLLS} polls one after the other): CPU µs per poll: server ${polls.server}, PostgreSQL ${polls.database}`);
     console.log(`\nserver peak RSS ${memory('VmHWM').toFixed(0)} MiB\n${machine()}`);
   } finally {
     if (server) {

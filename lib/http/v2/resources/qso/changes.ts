@@ -104,8 +104,12 @@ export const listChanges: Handler = async (request) => {
     if (outlook?.end) ctx.set('Link', `<${nextPageUrl(ctx.path, ctx.querystring, cursorAt(outlook.end))}>; rel="next"`);
     if (copyText === null) return answerFromSnapshot(ctx, client, Readable.from([]), new CopyPageEnvelope(changes, meta), services.readAhead);
     // A statement that fails still gets the error envelope.
-    if (outlook?.small) return answerFromSnapshot(ctx, client, await readPageRows(client, copyText), new CopyPageEnvelope(new CopyTextOfRows(changes), meta), services.readAhead);
-    return answerFromSnapshot(ctx, client, await copyBoundOut(client, copyText), new CopyPageEnvelope(changes, meta), services.readAhead);
+    if (outlook?.small) {
+      const rows = await readPageRows(client, copyText);
+      return answerFromSnapshot(ctx, client, rows, new CopyPageEnvelope(new CopyTextOfRows(changes), meta), services.readAhead);
+    }
+    const text = await copyBoundOut(client, copyText);
+    return answerFromSnapshot(ctx, client, text, new CopyPageEnvelope(changes, meta), services.readAhead);
   } catch (error) {
     // A refused cursor is an answer, not a failure of the connection.
     endSnapshot(client, error instanceof ApiError ? null : (error as Error));
