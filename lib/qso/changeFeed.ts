@@ -91,8 +91,9 @@ function changeKeys(request: ChangeRequest, bounds: ChangeBounds, params: SqlPar
 
 /**
  * A page of at most this many changes is read as rows of a named statement (readPageRows), one
- * of more by COPY: planning the COPY took most of a poll's database time when nothing had changed
- * (1.2 of 2.2 ms), while rows cost the server more per change than COPY text.
+ * of more by COPY: a COPY is parsed and planned at every request, which was about half of the
+ * database's CPU for a poll that found nothing new (benchmarks/RESULTS.md, "Polls of a client up
+ * to date"), while rows cost the server more per change than COPY text.
  */
 export const ROWS_PAGE_MAX = 100;
 
