@@ -108,6 +108,7 @@ t.test('api/get_contacts_adif', async (t) => {
   });
 
   t.test('error answers', async (t) => {
+    const other = await createOperator(db);
     const cases: [unknown, number, string][] = [
       ['{"key":', 400, 'wrong JSON'],
       [{ key: 'nope', station_id: op.stationId, fetchfromid: 0 }, 401, 'missing api key'],
@@ -123,6 +124,8 @@ t.test('api/get_contacts_adif', async (t) => {
       [{ key, station_id: op.stationId, fetchfromid: 0, band: '11m' }, 400, 'Invalid band value'],
       [{ key, station_id: op.stationId, fetchfromid: 'abc' }, 400, 'Invalid fetchfromid.'],
       [{ key, station_id: [op.stationId, 999999], fetchfromid: 0 }, 401, 'Station ID not accessible for this API key'],
+      [{ key, station_id: [op.stationId, other.stationId], fetchfromid: 0 }, 401, 'Station ID not accessible for this API key'],
+      [{ key, station_id: 99999999999, fetchfromid: 0 }, 401, 'Station ID not accessible for this API key'],
     ];
     for (const [body, status, reason] of cases) {
       const res = await post(server, '/api/get_contacts_adif', body);

@@ -19,6 +19,11 @@ export interface KeyHolder extends V1Key {
   club: KeyClubMember | null;
 }
 
+/** Whether every one of `ids` is a station location of the key's owner: read with the key, no round trip of its own. */
+export function ownsStations(key: V1Key, ids: readonly number[]): boolean {
+  return ids.every((id) => key.stations.some((station) => station.id === id));
+}
+
 /**
  * The creator's standing in the club that owns the key: their level, or officer for an
  * instance administrator (as for v2 club tokens); null once the membership is withdrawn.

@@ -2,9 +2,8 @@ import { Readable } from 'node:stream';
 import type { V1Call, V1Request } from '../call.js';
 import { failed } from '../call.js';
 import { encodeJson, jsonStringContents, sendJson } from '../answer.js';
-import { requireKey, type KeyHolder } from '../keyAuth.js';
+import { ownsStations, requireKey, type KeyHolder } from '../keyAuth.js';
 import { isNumeric, isSet, phpInt } from '../values.js';
-import { foreignStationIds } from '../../../accounts/stations.js';
 import { exportAdifRecords, exportHeader, type ExportFilter } from '../../../export/query.js';
 import { parseAdif } from '../../../adif/tokenizer.js';
 import { isHeaderField, isKnownField } from '../../../adif/fields.js';
@@ -76,7 +75,7 @@ function bandOf(value: unknown): string | null {
 }
 
 /** The body's filter after the original's checks, in the original's order. */
-async function exportRequest(request: V1Request, key: KeyHolder): Promise<ExportRequest> {
+function exportRequest(request: V1Request, key: KeyHolder): ExportRequest {
   const { body } = request;
   if (!isSet(body, 'station_id') || !isSet(body, 'fetchfromid')) throw failed(400, 'Not all required fields were present in input JSON');
   const stationIds = stationIdsOf(body.station_id);
@@ -86,8 +85,7 @@ async function exportRequest(request: V1Request, key: KeyHolder): Promise<Export
   const band = bandOf(body.band);
   const fetchFromId = phpInt(body.fetchfromid);
   if (fetchFromId === null) throw failed(400, 'Invalid fetchfromid.');
-  const outOfRange = stationIds.some((id) => id < 1 || id > 2147483647);
-  if (outOfRange || (await foreignStationIds(request.services.db, key.userId, stationIds)).length) {
+  if (!ownsStations(key, stationIds)) {
     throw failed(401, 'Station ID not accessible for this API key');
   }
   // Club members below officer level read only the QSOs they logged, as through v2.
@@ -152,7 +150,7 @@ export const contactsExportCall: V1Call = {
   async handle(request) {
     const { ctx, services } = request;
     const key = await requireKey(request, () => failed(401, 'missing api key'));
-    const { filter, fetchFromId, jsonFields } = await exportRequest(request, key);
+    const { filter, fetchFromId, jsonFields } = exportRequest(request, key);
     const rest = exportAdifRecords(services.bulkDb, filter)[Symbol.asyncIterator]();
     const first = await rest.next();
     if (first.done) {

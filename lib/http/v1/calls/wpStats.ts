@@ -1,9 +1,8 @@
 import type { V1Call } from '../call.js';
 import { failed } from '../call.js';
 import { sendJson } from '../answer.js';
-import { requireKey } from '../keyAuth.js';
+import { ownsStations, requireKey } from '../keyAuth.js';
 import { idValue, isNumeric } from '../values.js';
-import { foreignStationIds } from '../../../accounts/stations.js';
 import { widgetTotals } from '../../../statistics/qsoStatistics.js';
 
 /**
@@ -20,7 +19,7 @@ export const wpStatsCall: V1Call = {
     const key = await requireKey(request, () => failed(401, 'missing or wrong api key'));
     if (!isNumeric(request.body.station_id)) throw failed(400, 'Invalid station_id.');
     const stationId = idValue(request.body.station_id);
-    if (stationId === null || (await foreignStationIds(db, key.userId, [stationId])).length) {
+    if (stationId === null || !ownsStations(key, [stationId])) {
       throw failed(401, 'Station ID not accessible for this API key');
     }
     const { all, year, modes } = await widgetTotals(db, stationId);
