@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { SqlParams } from '../db/sqlParams.js';
 import type { RadioColumn, RadioValues } from './radioInput.js';
+import { shapedStatement } from '../db/shapedStatement.js';
 
 /**
  * Radio (CAT) state, one row per owner and radio name. Shared by the v2 radio resource and the
@@ -84,13 +85,15 @@ export async function upsertRadio(db: pg.Pool, writer: RadioWriter, radio: strin
   const columns = Object.keys(values) as RadioColumn[];
   const inserted = [params.add(writer.userId), params.add(writer.operatorId), params.add(radio), ...columns.map((c) => params.add(values[c]))];
   const updates = ['operator_id = EXCLUDED.operator_id', ...columns.map((c) => `${c} = EXCLUDED.${c}`), 'updated_at = now()'];
-  const { rows } = await db.query<RadioRow & { created: boolean }>(
+  // A rig reports every second or so: named by its shape (the columns it sets), the statement is
+  // parsed once per connection instead of at every report.
+  const { rows } = await db.query<RadioRow & { created: boolean }>(shapedStatement(db,
     `INSERT INTO radios (user_id, operator_id, radio${columns.map((c) => `, ${c}`).join('')})
      VALUES (${inserted.join(', ')})
      ON CONFLICT (user_id, radio) DO UPDATE SET ${updates.join(', ')}
      RETURNING ${SELECT_COLUMNS}, (xmax = 0) AS created`,
     params.values,
-  );
+  ));
   const row = rows[0]!;
   return { status: toStatus(row), created: row.created, updatedMs: row.updated_ms };
 }

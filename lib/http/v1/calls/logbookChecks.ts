@@ -37,12 +37,13 @@ async function checkedValue(request: V1Request, field: 'callsign' | 'grid'): Pro
  * locations has no QSOs, so its checks answer "Not Found", as the original does.
  */
 async function logbookScope(db: pg.Pool, slug: string): Promise<QsoScope> {
-  const { rows } = await db.query<{ station_ids: number[] }>(
-    `SELECT array_remove(array_agg(ls.station_id), NULL) AS station_ids
-       FROM logbooks l LEFT JOIN logbook_stations ls ON ls.logbook_id = l.id
-      WHERE l.slug = $1 GROUP BY l.id`,
-    [slug],
-  );
+  const { rows } = await db.query<{ station_ids: number[] }>({
+    name: 'logbook-stations-by-slug',
+    text: `SELECT array_remove(array_agg(ls.station_id), NULL) AS station_ids
+             FROM logbooks l LEFT JOIN logbook_stations ls ON ls.logbook_id = l.id
+            WHERE l.slug = $1 GROUP BY l.id`,
+    values: [slug],
+  });
   if (!rows[0]) throw failed(404, 'logbook not found');
   return { stationIds: rows[0].station_ids, operator: null };
 }
