@@ -3,7 +3,7 @@
  * generated log of benchmarks/qso-list.ts (1M QSOs of the owner, 1M of another user; 20,000
  * calls in as many gridsquares, one DXCC entity): v1 `api/private_lookup`,
  * `api/logbook_check_callsign` and `api/logbook_check_grid`, `api/statistics`, `api/get_wp_stats`,
- * and the v2 lookup and statistic resources, each with an answer found early and one that has to look through
+ * `api/radio` (a rig's status report, a write every second or so), and the v2 lookup and statistic resources, each with an answer found early and one that has to look through
  * everything (a square nobody worked, an entity never confirmed on a band). Sequential requests
  * against `logbook serve --workers 1`, each followed by the ceiling request of the list benchmark
  * (`GET /api/v2/qso/{id}`); p50 / p99 and the CPU each costs the server and the database.
@@ -60,6 +60,7 @@ const scenarios: Array<[string, Request]> = [
   [`v1 logbook_check_grid, worked (${busy!.gridsquare})`, v1('logbook_check_grid', { logbook_public_slug: slug, grid: busy!.gridsquare })],
   ['v1 logbook_check_grid, a square nobody worked', v1('logbook_check_grid', { logbook_public_slug: slug, grid: 'RR99' })],
   ['v1 logbook_check_grid, worked, confirmed by LoTW?', v1('logbook_check_grid', { logbook_public_slug: slug, grid: busy!.gridsquare, band: busy!.band, cnfm: 'lotw' })],
+  ['v1 radio, a rig reporting its frequency and mode', v1('radio', { radio: 'IC-7300', frequency: 14074000, mode: 'FT8', power: 50 })],
   ['v1 statistics', { url: `${server.url}/index.php/api/statistics/${v1Key}`, method: 'GET', headers: {} }],
   ['v1 get_wp_stats (Home)', v1('get_wp_stats', { station_id: home })],
   ['v2 lookup, callsign, detail=full', v2(`lookup?callsign=${busy!.call}&detail=full&band=${busy!.band}&mode=CW`)],
