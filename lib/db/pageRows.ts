@@ -10,11 +10,12 @@ const AS_TEXT = { getTypeParser: () => (value: string) => value };
 
 /**
  * A small page (of QSOs, of changes) read by a named statement instead of a COPY, which was
- * planned at every request (0.5–1.8 ms of a JSON page's database time, benchmarks/RESULTS.md). The page's
- * statement reads its values from settings (bindForCopy) and so takes no parameters: PostgreSQL
- * plans it once per connection, for the values of the first page it reads (it estimates with the
- * settings' values), and keeps that plan; the caller sends only pages any values suit
- * (readsRows in lib/http/v2/resources/qso/list.ts, the change feed's every page).
+ * planned at every request (0.5–1.8 ms of a JSON page's database time, benchmarks/RESULTS.md).
+ * The page's statement reads its values from settings (bindForCopy) and so takes no parameters:
+ * PostgreSQL plans it once per connection, for the values of the first page it reads (it
+ * estimates with the settings' values), and keeps that plan; the caller sends only pages any
+ * values suit (readsRows in lib/http/v2/resources/qso/list.ts; the change feed's pages of at
+ * most ROWS_PAGE_MAX changes, lib/qso/changeFeed.ts).
  *
  * Rows come as arrays of their values' text, without flow control: a page must stay small (the
  * caller's bound). The rows of one network read go on as one chunk of the object-mode stream (a
