@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { SqlParams } from '../db/sqlParams.js';
 import { scopeConditions, type QsoScope } from './scope.js';
 import { qsoSelectList, type QsoRow } from './present.js';
+import { shapedStatement } from '../db/shapedStatement.js';
 
 /**
  * One QSO at a time, always inside a visibility scope: a QSO outside it is simply not found,
@@ -76,7 +77,8 @@ export async function updateVisibleQso(db: Queryable, scope: QsoScope, id: numbe
   // Inside the caller's transaction: a clash rolls back to here, so the twin can still be looked up.
   await db.query('SAVEPOINT qso_update');
   try {
-    const { rows } = await db.query<QsoRow>(sql, params.values);
+    // Named by its shape (the columns it sets): a logger's edits repeat a few shapes, each parsed once per connection.
+    const { rows } = await db.query<QsoRow>(shapedStatement(db, sql, params.values));
     await db.query('RELEASE SAVEPOINT qso_update');
     return rows[0] ?? null;
   } catch (error) {
@@ -95,6 +97,6 @@ export async function updateVisibleQso(db: Queryable, scope: QsoScope, id: numbe
  */
 export async function deleteVisibleQso(db: Queryable, scope: QsoScope, id: number): Promise<{ stationId: number } | null> {
   const params = new SqlParams();
-  const { rows } = await db.query<{ station_id: number }>(`DELETE FROM qso q WHERE ${visible(scope, id, params)} RETURNING q.station_id`, params.values);
+  const { rows } = await db.query<{ station_id: number }>(shapedStatement(db, `DELETE FROM qso q WHERE ${visible(scope, id, params)} RETURNING q.station_id`, params.values));
   return rows[0] ? { stationId: rows[0].station_id } : null;
 }

@@ -9,12 +9,20 @@ import { inTransaction } from '../db/transaction.js';
  * database refuses a QSO write whose transaction has not made this call.
  */
 export async function beginQsoWrite(client: pg.ClientBase, ownerUserIds: readonly number[]): Promise<void> {
-  await client.query('SELECT qso_write_begin($1::int[])', [ownerUserIds]);
+  await client.query({ name: 'qso-write-begin', text: 'SELECT qso_write_begin($1::int[])', values: [ownerUserIds] });
 }
 
-/** Declares the write for the owners of these station locations (one round trip). */
+/**
+ * Declares the write for the owners of these station locations (one round trip). Both forms are
+ * named: every PATCH, DELETE, import and merge runs one, and sent unnamed each was parsed and
+ * planned every time.
+ */
 export async function beginQsoWriteForStations(client: pg.ClientBase, stationIds: readonly number[]): Promise<void> {
-  await client.query('SELECT qso_write_begin(ARRAY(SELECT DISTINCT user_id FROM stations WHERE id = ANY($1::int[])))', [stationIds]);
+  await client.query({
+    name: 'qso-write-begin-for-stations',
+    text: 'SELECT qso_write_begin(ARRAY(SELECT DISTINCT user_id FROM stations WHERE id = ANY($1::int[])))',
+    values: [stationIds],
+  });
 }
 
 /**

@@ -10,13 +10,15 @@ import { InsertBatcher } from '../../lib/import/insertBatcher.js';
 import { newRow, rowValues } from '../../lib/import/rowValues.js';
 import { findVisibleQso } from '../../lib/qso/repository.js';
 import { changeBounds } from '../../lib/qso/changeBounds.js';
+import { beginQsoWrite, beginQsoWriteForStations } from '../../lib/qso/writeLock.js';
 import { createOperator } from '../helpers/fixtures.js';
 import { testDatabase } from '../helpers/db.js';
 import { endPool } from '../../lib/db/poolEnd.js';
 
 /**
  * The statements every small request runs (the token or key look-up, a create's INSERT, alone
- * or batched with others, the read of one QSO, the cut every list and feed page asks first) are named so that a connection prepares them
+ * or batched with others, the read of one QSO, the cut every list and feed page asks first, the
+ * declaration every QSO-writing transaction starts with) are named so that a connection prepares them
  * once; they must also keep one plan. PostgreSQL plans a named statement again at every
  * execution while its generic plan looks dearer than the plans for the values given, as it did
  * for the array forms (0.5–0.8 ms of the database's CPU each time) until their arrays were made
@@ -53,6 +55,16 @@ t.test('the statements of a small request keep one plan per connection', async (
       t.equal((await lookupKeys(connection, [keyHash(key)!, ...unknown])).size, 1, `key look-up ${i} of ${unknown.length + 1}`);
       const locations = [station.id, ...Array.from({ length: i % 4 }, (_, n) => 1_000_000 + n)];
       t.ok((await changeBounds(connection, locations)).idBound > id, `the cut ${i} of ${locations.length} locations lies above the stored QSO`);
+      // The declarations every PATCH, DELETE, import and merge starts with.
+      const writer = await connection.connect();
+      try {
+        await writer.query('BEGIN');
+        await beginQsoWrite(writer, [operator.userId]);
+        await beginQsoWriteForStations(writer, locations);
+      } finally {
+        await writer.query('ROLLBACK');
+        writer.release();
+      }
       const rows = Array.from({ length: 2 + (i % 4) }, (_, n) => {
         const { qso: batched } = normalizeRecord({ call: `DL${i}B${n}`, qso_date: '20240302', time_on: '1200', band: '20m', mode: 'CW' }, { frequencyUnit: 'MHz' });
         fillStation(batched!, station, null, null);
@@ -65,7 +77,7 @@ t.test('the statements of a small request keep one plan per connection', async (
     const { rows } = await connection.query<{ name: string; generic_plans: string; custom_plans: string }>(
       'SELECT name, generic_plans, custom_plans FROM pg_prepared_statements ORDER BY name');
     const plans = new Map(rows.map((row) => [row.name, { generic: Number(row.generic_plans), custom: Number(row.custom_plans) }]));
-    for (const name of ['token-lookup-one', 'key-lookup-one', 'small-insert-one', 'qso-by-id', 'token-lookup', 'key-lookup', 'small-insert', 'change-bounds']) {
+    for (const name of ['token-lookup-one', 'key-lookup-one', 'small-insert-one', 'qso-by-id', 'token-lookup', 'key-lookup', 'small-insert', 'change-bounds', 'qso-write-begin', 'qso-write-begin-for-stations']) {
       const counted = plans.get(name);
       t.ok(counted, `${name} is prepared on the connection`);
       t.equal((counted?.generic ?? 0) + (counted?.custom ?? 0), RUNS, `${name} ran ${RUNS} times`);
