@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import { Readable, type Transform } from 'node:stream';
 import { ApiError, validationError } from '../../../errors.js';
 import { parseStationIds, present } from '../../params.js';
 import type { Handler, JsonSchema } from '../../resource.js';
@@ -102,14 +102,12 @@ export const listChanges: Handler = async (request) => {
     // log can ask for it while it still reads this one.
     const outlook = statements !== null ? await pageOutlook(client, change, statements.outlook) : null;
     if (outlook?.end) ctx.set('Link', `<${nextPageUrl(ctx.path, ctx.querystring, cursorAt(outlook.end))}>; rel="next"`);
-    if (copyText === null) return answerFromSnapshot(ctx, client, Readable.from([]), new CopyPageEnvelope(changes, meta), services.readAhead);
     // A statement that fails still gets the error envelope.
-    if (outlook?.small) {
-      const rows = await readPageRows(client, copyText);
-      return answerFromSnapshot(ctx, client, rows, new CopyPageEnvelope(new CopyTextOfRows(changes), meta), services.readAhead);
-    }
-    const text = await copyBoundOut(client, copyText);
-    return answerFromSnapshot(ctx, client, text, new CopyPageEnvelope(changes, meta), services.readAhead);
+    const [rows, body]: [Readable, Transform] =
+      copyText === null ? [Readable.from([]), new CopyPageEnvelope(changes, meta)]
+      : outlook?.small ? [await readPageRows(client, copyText), new CopyPageEnvelope(new CopyTextOfRows(changes), meta)]
+      : [await copyBoundOut(client, copyText), new CopyPageEnvelope(changes, meta)];
+    return answerFromSnapshot(ctx, client, rows, body, services.readAhead);
   } catch (error) {
     // A refused cursor is an answer, not a failure of the connection.
     endSnapshot(client, error instanceof ApiError ? null : (error as Error));

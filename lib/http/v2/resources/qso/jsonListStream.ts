@@ -2,10 +2,10 @@ import { Transform, type TransformCallback } from 'node:stream';
 import type { CopyPage } from '../../../../qso/copyJson.js';
 
 /**
- * A page's COPY output (or its rows, in object mode when the page says its pieces are objects) in, the v2 list envelope out:
- * `{"data":[` the items `],"meta":{…}}`. The items are written as their rows arrive, so a page is
- * never held whole; `meta` is built after the last row, when what the page held is known (its
- * count, the feed's cursor).
+ * A page's COPY output (or its rows, in object mode when the page says its pieces are objects)
+ * in, the v2 list envelope out: `{"data":[` the items `],"meta":{…}}`. The items are written as
+ * their rows arrive, so a page is never held whole; `meta` is built after the last row, when
+ * what the page held is known (its count, the feed's cursor).
  */
 export class CopyPageEnvelope<Chunk = Buffer> extends Transform {
   private opened = false;
