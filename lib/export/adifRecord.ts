@@ -5,13 +5,16 @@ import type { ByteOutput } from './byteOutput.js';
 import { JSON_ESCAPES, JSON_STRING_GROWTH, jsonStringBytes } from './jsonString.js';
 
 /**
- * A `qso` row (joined with its station location) as one ADIF record, read from the text that
- * `COPY (SELECT EXPORT_SELECT_LIST …) TO STDOUT WITH (NULL '')` writes. The SELECT list is built
- * here together with the code reading its rows, so positions cannot drift apart.
+ * A `qso` row as one ADIF record, read from the text that `COPY (SELECT EXPORT_SELECT_LIST …)
+ * TO STDOUT WITH (NULL '')` writes, with its station location's fields from the locations read
+ * once in the same snapshot (EXPORT_LOCATION_SELECT_LIST): a row names its location by id, not
+ * by its 15 columns, which cost the server a sixth of the COPY and this process as much to read.
+ * The SELECT lists are built here together with the code reading their rows, so positions
+ * cannot drift apart.
  *
  * This runs a million times per export, so the row's bytes are read in one pass that also writes
- * the record's bytes, never becoming strings: columns are selected in output order, the
- * location's columns first (they fill the MY_* fields), and NULL is written as an empty value
+ * the record's bytes, never becoming strings: columns are selected in output order, and NULL is
+ * written as an empty value
  * (ADIF has no NULL: both mean "no field"), which makes the rows, a hundred mostly empty columns,
  * a third as long. An ADIF length counts characters: the value's bytes less its UTF-8
  * continuation bytes and COPY's escape backslashes, all counted during the same pass. Columns
@@ -39,8 +42,14 @@ const LEADING_FIELDS = `ADDRESS AGE A_INDEX ANT_AZ ANT_EL ANT_PATH ARRL_SECT AWA
 /** Written from the QSO's columns in this order after the leading fields. */
 const QSO_TIME_FIELDS = ['FREQ', 'FREQ_RX', 'QSO_DATE', 'TIME_ON', 'QSO_DATE_OFF', 'TIME_OFF'] as const;
 
-/** The station location's columns, selected before the QSO's. */
-const STATION_COLUMNS = ['callsign', 'city', 'country', 'dxcc', 'gridsquare', 'iota', 'sota', 'wwff', 'pota', 'cq', 'itu', 'state', 'cnty', 'sig', 'sig_info'] as const;
+/** The station location's columns that fill the MY_* fields, in the order ExportLocations holds their values. */
+export const STATION_COLUMNS = ['callsign', 'city', 'country', 'dxcc', 'gridsquare', 'iota', 'sota', 'wwff', 'pota', 'cq', 'itu', 'state', 'cnty', 'sig', 'sig_info'] as const;
+
+/** SELECT list of the locations (table `stations`): the id, then STATION_COLUMNS as text, '' for NULL. */
+export const EXPORT_LOCATION_SELECT_LIST = ['id', ...STATION_COLUMNS.map((column) => `coalesce(${column}::text, '')`)].join(', ');
+
+/** Station locations by id: their STATION_COLUMNS values, as EXPORT_LOCATION_SELECT_LIST reads them. */
+export type ExportLocations = ReadonlyMap<number, readonly string[]>;
 
 type Station = Readonly<Record<(typeof STATION_COLUMNS)[number], string>>;
 
@@ -130,8 +139,8 @@ const TIME_COLUMNS: Readonly<Record<string, readonly [string, Convert]>> = {
   TIME_OFF: ['time_off', Convert.Clock],
 };
 
-/** The SELECT list (qso aliased q, stations s): id, extra, the location, then one column per slot that has one. */
-const selectList = ['q.id', 'q.extra', ...STATION_COLUMNS.map((column) => `s.${column}`)];
+/** The SELECT list (qso aliased q): id, extra, the location's id, then one column per slot that has one. */
+const selectList = ['q.id', 'q.extra', 'q.station_id'];
 
 function slot(name: string): Slot {
   const key = name.toLowerCase();
@@ -207,8 +216,6 @@ function locationFields(values: readonly string[], inJson: boolean): LocationFie
 const SLOT_OVERHEAD = SLOTS.reduce((sum, s) => sum + s.opening.length + 16, 0);
 const RECORD_END = Buffer.from(ADIF_RECORD_END);
 const RECORD_END_IN_JSON = jsonStringBytes(RECORD_END);
-/** Locations whose fields a formatter keeps; beyond, it starts again (an export reads few). */
-const MAX_KEPT_LOCATIONS = 64;
 
 /** Where the digits are in 'YYYY-MM-DD HH:MM:SS' (a date, or a timestamp): YYYYMMDD and HHMMSS. */
 const DAY_DIGITS = Uint8Array.of(0, 1, 2, 3, 5, 6, 8, 9);
@@ -225,8 +232,8 @@ for (const [letter, byte] of Object.entries({ b: 8, f: 12, n: 10, r: 13, t: 9, v
 
 /**
  * Turns export rows (COPY text bytes) into ADIF records appended to a ByteOutput. One instance
- * per export: it keeps the fields of the station locations seen (an export's rows come from one
- * or a few, alternating in id order).
+ * per export, given the export's locations: it works out the fields of each once, when its first
+ * row comes (an export's rows come from one or a few, alternating in id order).
  *
  * `inJson` writes the records as the inside of a JSON string (the v2 ADIF list's `adif`) in the
  * same pass: values with nothing to escape, nearly all of them, are copied as they are; without
@@ -237,10 +244,12 @@ export class ExportRecordFormatter {
   id = 0;
   private readonly inJson: boolean;
   private readonly recordEnd: Buffer;
-  private locationKey: Buffer | null = null;
-  private location: LocationFields;
-  /** The fields of the locations seen, by their columns' bytes (as latin1 text). */
-  private readonly locations = new Map<string, LocationFields>();
+  private readonly locations: ExportLocations;
+  /** The location of the row last formatted, and its fields. */
+  private stationId = 0;
+  private location: LocationFields | null = null;
+  /** The fields of the locations seen, by id: no more than `locations` holds. */
+  private readonly fieldsOf = new Map<number, LocationFields>();
   // The field last read: input[start, end), and how many of its bytes are UTF-8 continuation
   // bytes or escape backslashes (neither counts in an ADIF length).
   private start = 0;
@@ -250,10 +259,10 @@ export class ExportRecordFormatter {
   /** Bytes of the field last read that JSON escapes: quotes and control bytes COPY leaves as they are. */
   private jsonSpecials = 0;
 
-  constructor({ inJson = false }: { inJson?: boolean } = {}) {
+  constructor(locations: ExportLocations, { inJson = false }: { inJson?: boolean } = {}) {
+    this.locations = locations;
     this.inJson = inJson;
     this.recordEnd = inJson ? RECORD_END_IN_JSON : RECORD_END;
-    this.location = locationFields([], inJson);
   }
 
   /** Reads the field at `from` of a row ending at `rowEnd`; returns where the next one starts. */
@@ -279,6 +288,13 @@ export class ExportRecordFormatter {
     return i + 1;
   }
 
+  /** The field last read, an unsigned integer (an id). */
+  private integer(input: Buffer): number {
+    let n = 0;
+    for (let i = this.start; i < this.end; i++) n = n * 10 + input[i]! - ZERO;
+    return n;
+  }
+
   /** The field last read, as a string (for the few values that are not copied as bytes). */
   private text(input: Buffer): string {
     const raw = input.toString('utf8', this.start, this.end);
@@ -288,13 +304,12 @@ export class ExportRecordFormatter {
   /** Appends the record of the row input[rowStart, rowEnd) (no newline) to `out`; sets `id`. */
   format(input: Buffer, rowStart: number, rowEnd: number, out: ByteOutput): void {
     let at = this.read(input, rowStart, rowEnd);
-    this.id = Number(this.text(input));
+    this.id = this.integer(input);
     at = this.read(input, at, rowEnd);
     const extra = this.end === this.start ? null : (JSON.parse(this.text(input)) as Record<string, string>);
-    const locationStart = at;
-    for (let i = 0; i < STATION_COLUMNS.length; i++) at = this.read(input, at, rowEnd);
-    this.loadLocation(input, locationStart, this.end);
-    const location = this.location;
+    at = this.read(input, at, rowEnd);
+    const stationId = this.integer(input);
+    const location = stationId === this.stationId && this.location !== null ? this.location : this.loadLocation(stationId);
 
     // Inside JSON a value's byte can take up to six (its profile fields are escaped already).
     const valueBytes = this.inJson ? JSON_STRING_GROWTH * (rowEnd - rowStart) : rowEnd - rowStart;
@@ -331,20 +346,18 @@ export class ExportRecordFormatter {
     out.writeText(this.inJson ? JSON.stringify(text).slice(1, -1) : text);
   }
 
-  /** The location's fields: the last row's when its columns are the same, else those kept for them, else worked out and kept. */
-  private loadLocation(input: Buffer, start: number, end: number): void {
-    const key = this.locationKey;
-    if (key !== null && input.compare(key, 0, key.length, start, end) === 0) return;
-    this.locationKey = Buffer.from(input.subarray(start, end));
-    // Rows in id order alternate between an owner's locations: each one's fields are kept.
-    const text = input.toString('latin1', start, end);
-    let fields = this.locations.get(text);
+  /** The fields of location `stationId`, worked out when its first row comes; it becomes the last row's. */
+  private loadLocation(stationId: number): LocationFields {
+    let fields = this.fieldsOf.get(stationId);
     if (fields === undefined) {
-      if (this.locations.size >= MAX_KEPT_LOCATIONS) this.locations.clear();
-      fields = locationFields(input.toString('utf8', start, end).split('\t').map(unescapeCopyValue), this.inJson);
-      this.locations.set(text, fields);
+      const values = this.locations.get(stationId);
+      if (values === undefined) throw new Error(`QSO ${this.id}: its station location ${stationId} is not among the export's`);
+      fields = locationFields(values, this.inJson);
+      this.fieldsOf.set(stationId, fields);
     }
+    this.stationId = stationId;
     this.location = fields;
+    return fields;
   }
 
   /** `<NAME:LEN>value ` for the field last read, converted as the slot says; room is reserved. */

@@ -1,4 +1,4 @@
-import { ExportRecordFormatter } from './adifRecord.js';
+import { ExportRecordFormatter, type ExportLocations } from './adifRecord.js';
 import { ByteOutput } from './byteOutput.js';
 import { CopyRows } from '../db/copyRows.js';
 
@@ -26,9 +26,9 @@ export class CopyRecordReader {
     this.ends.push(this.out.length);
   });
 
-  /** `inJson`: the records as the inside of a JSON string (ExportRecordFormatter). */
-  constructor(options: { inJson?: boolean } = {}) {
-    this.formatter = new ExportRecordFormatter(options);
+  /** `locations`: the export's (readExportLocations); `inJson`: the records as the inside of a JSON string (ExportRecordFormatter). */
+  constructor(locations: ExportLocations, options: { inJson?: boolean } = {}) {
+    this.formatter = new ExportRecordFormatter(locations, options);
   }
 
   /** The records of the rows `chunk` completes; null when it completes none. */

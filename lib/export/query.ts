@@ -10,6 +10,7 @@ import { sinceIdBound } from '../qso/changeBounds.js';
 import { appVersion } from '../version.js';
 import { EXPORT_SELECT_LIST } from './adifRecord.js';
 import { CopyRecordReader, type RecordBatch } from './copyRecords.js';
+import { readExportLocations } from './locations.js';
 import { copyOut } from '../db/settingParams.js';
 import { writeWithBackPressure } from './backPressure.js';
 
@@ -58,7 +59,7 @@ function exportQuery(filter: ExportFilter): { text: string; values: unknown[] } 
   const band = filter.band ? bandCondition(filter.band, params) : null;
   if (band !== null) conditions.push(band);
   if (filter.qslTypes && filter.qslTypes.length > 0) conditions.push(confirmedCondition(filter.qslTypes));
-  let text = `SELECT ${EXPORT_SELECT_LIST} FROM qso q JOIN stations s ON s.id = q.station_id WHERE ${conditions.join(' AND ')} ORDER BY q.id`;
+  let text = `SELECT ${EXPORT_SELECT_LIST} FROM qso q WHERE ${conditions.join(' AND ')} ORDER BY q.id`;
   if (filter.limit !== undefined && filter.limit !== null) text += ` LIMIT ${params.add(filter.limit)}::bigint`;
   if (filter.offset) text += ` OFFSET ${params.add(filter.offset)}::bigint`;
   return { text, values: params.values };
@@ -75,14 +76,16 @@ async function* recordBatches(db: pg.Pool, filter: ExportFilter): AsyncGenerator
   try {
     // The cut comes first, outside the export's transaction: its snapshot must be taken after it.
     if (filter.commitSafe) filter = { ...filter, idBelow: await sinceIdBound(client, filter.stationIds) };
-    await client.query('BEGIN READ ONLY');
+    // One snapshot for the locations and the rows they fill.
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     // A whole log's COPY may outlast the API's statement_timeout (a client that goes away ends
     // it instead).
     await client.query('SET LOCAL statement_timeout = 0');
+    const locations = await readExportLocations(client, filter.stationIds);
     const { text, values } = exportQuery(filter);
     // NULL as an empty value: ADIF has no NULL, and the mostly empty rows get a third as long.
     const copy = await copyOut(client, text, values, true);
-    const reader = new CopyRecordReader();
+    const reader = new CopyRecordReader(locations);
     for await (const chunk of copy as AsyncIterable<Buffer>) {
       const batch = reader.read(chunk);
       if (batch !== null) yield batch;

@@ -1,41 +1,65 @@
 import t from 'tap';
 import { formatMhz } from '../../lib/adif/frequency.js';
-import { EXPORT_SELECT_LIST, ExportRecordFormatter, exportRowText } from '../../lib/export/adifRecord.js';
+import { EXPORT_SELECT_LIST, ExportRecordFormatter, STATION_COLUMNS, exportRowText } from '../../lib/export/adifRecord.js';
 import { ByteOutput } from '../../lib/export/byteOutput.js';
 
 /**
  * The export's row formatter on its own: rows are written here in the COPY text the export
- * query produces (by column name of the SELECT list), so the byte-level reading (escapes,
- * UTF-8, frequencies, locations that change between rows) is checked value by value.
+ * query produces (by column name of the SELECT list), their locations as the export reads them
+ * (by column name, `s.` before it), so the byte-level reading (escapes, UTF-8, frequencies,
+ * locations that change between rows) is checked value by value.
  */
 
 const COLUMNS = EXPORT_SELECT_LIST.split(', ');
+const LOCATION_COLUMNS = STATION_COLUMNS.map((column) => `s.${column}`);
 
 type Row = Record<string, string | null>;
 
 const LOCATION: Row = { 's.callsign': 'DL0LOG', 's.gridsquare': 'JO62QM' };
 
-function rowBytes(values: Row): Buffer {
-  for (const name of Object.keys(values)) if (!COLUMNS.includes(name)) throw new Error(`no column ${name} in the export's SELECT list`);
-  return Buffer.from(exportRowText(COLUMNS.map((name) => values[name] ?? null)));
+/** The rows' locations, an id each (from 7 on) by their values. */
+function locationsOf(rows: Row[]): { locations: Map<number, string[]>; ids: number[] } {
+  const byValues = new Map<string, number>();
+  const locations = new Map<number, string[]>();
+  const ids = rows.map((row) => {
+    const values = LOCATION_COLUMNS.map((name) => row[name] ?? '');
+    const key = JSON.stringify(values);
+    let id = byValues.get(key);
+    if (id === undefined) {
+      byValues.set(key, (id = 7 + byValues.size));
+      locations.set(id, values);
+    }
+    return id;
+  });
+  return { locations, ids };
+}
+
+function rowBytes(values: Row, stationId: number): Buffer {
+  for (const name of Object.keys(values)) {
+    if (!COLUMNS.includes(name) && !LOCATION_COLUMNS.includes(name)) throw new Error(`no column ${name} in the export's SELECT lists`);
+  }
+  return Buffer.from(exportRowText(COLUMNS.map((name) => (name === 'q.station_id' ? String(stationId) : values[name] ?? null))));
 }
 
 /** Formats rows with one formatter, as an export does; returns each record as text. */
 function format(...rows: Row[]): string[] {
-  return formatWith(new ExportRecordFormatter(), rows);
+  return formatWith({}, rows);
 }
 
-function formatWith(formatter: ExportRecordFormatter, rows: Row[]): string[] {
+function formatWith(options: { inJson?: boolean }, rows: Row[]): string[] {
+  const located = rows.map((values) => ({ 'q.id': '1', ...LOCATION, ...values }));
+  const { locations, ids } = locationsOf(located);
+  const formatter = new ExportRecordFormatter(locations, options);
   const out = new ByteOutput(16);
   const records: string[] = [];
-  for (const values of rows) {
-    const input = rowBytes({ 'q.id': '1', ...LOCATION, ...values });
+  located.forEach((values, i) => {
+    const input = rowBytes(values, ids[i]!);
     // Framed by other bytes, as a row sits inside a piece of COPY output.
     const framed = Buffer.concat([Buffer.from('x\t\t\n'), input, Buffer.from('\nrest')]);
     const before = out.length;
     formatter.format(framed, 4, 4 + input.length, out);
     records.push(out.bytes.toString('utf8', before, out.length));
-  }
+  });
   return records;
 }
 
@@ -116,13 +140,19 @@ t.test('the location fills what the QSO lacks, and a new location is read when t
   t.equal(field(back!, 'MY_CNTY'), undefined);
 });
 
-t.test('locations alternating row by row, more of them than the formatter keeps, each fill their own rows', async (t) => {
-  // 70 locations, twice round: the kept fields are dropped once past 64 and read again.
+t.test('locations alternating row by row, each fill their own rows', async (t) => {
   const calls = Array.from({ length: 70 }, (_, i) => `DL${i}LOC`);
   const rows = [...calls, ...calls].map((callsign, i) => ({ 'q.call': `K${i}Q`, 's.callsign': callsign, 's.gridsquare': `JO${10 + (i % 70)}` }));
   const records = format(...rows);
   t.same(records.map((record) => field(record, 'STATION_CALLSIGN')), [...calls, ...calls]);
   t.same(records.map((record) => field(record, 'MY_GRIDSQUARE')), rows.map((row) => row['s.gridsquare']));
+});
+
+t.test('a row of a location the export did not read fails, naming its QSO and location', async (t) => {
+  const formatter = new ExportRecordFormatter(new Map([[3, LOCATION_COLUMNS.map(() => '')]]));
+  const out = new ByteOutput(16);
+  const input = Buffer.from(exportRowText(COLUMNS.map((name) => ({ 'q.id': '42', 'q.station_id': '4', 'q.call': 'K1ABC' })[name] ?? null)));
+  t.throws(() => formatter.format(input, 0, input.length, out), /QSO 42: its station location 4 is not among the export's/);
 });
 
 t.test('extra: values columns could not take, other fields in name order', async (t) => {
@@ -136,9 +166,9 @@ t.test('extra: values columns could not take, other fields in name order', async
 });
 
 t.test('a row with no value at all writes only the original\'s QSL defaults; the id is read from every row', async (t) => {
-  const formatter = new ExportRecordFormatter();
+  const formatter = new ExportRecordFormatter(new Map([[3, LOCATION_COLUMNS.map(() => '')]]));
   const out = new ByteOutput(16);
-  const input = Buffer.from(exportRowText(COLUMNS.map((name) => (name === 'q.id' ? '42' : null))));
+  const input = Buffer.from(exportRowText(COLUMNS.map((name) => ({ 'q.id': '42', 'q.station_id': '3' })[name] ?? null)));
   formatter.format(input, 0, input.length, out);
   t.equal(out.take().toString('utf8'), '<QSL_RCVD:1>N <QSL_SENT:1>N <EOR>\n');
   t.equal(formatter.id, 42);
@@ -154,8 +184,8 @@ t.test('inside JSON: the same records, escaped in the same pass, whatever the va
     { 'q.call': 'K1GHI', 'q.extra': JSON.stringify({ app_x: 'a"b\\c\n', my_city: 'Tab\there' }) },
     { 'q.call': 'K1JKL', 'q.qsl_sent': 'Y' },
   ];
-  const plain = formatWith(new ExportRecordFormatter(), rows);
-  const inJson = formatWith(new ExportRecordFormatter({ inJson: true }), rows);
+  const plain = formatWith({}, rows);
+  const inJson = formatWith({ inJson: true }, rows);
   t.equal(inJson.length, plain.length);
   for (let i = 0; i < plain.length; i++) {
     t.equal(JSON.parse(`"${inJson[i]}"`), plain[i], `record ${i} is the plain record as the inside of a JSON string`);

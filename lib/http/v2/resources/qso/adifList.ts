@@ -1,14 +1,12 @@
 import type { RequestContext } from '../../resource.js';
-import { EXPORT_SELECT_LIST } from '../../../../export/adifRecord.js';
+import { EXPORT_SELECT_LIST, type ExportLocations } from '../../../../export/adifRecord.js';
+import { readExportLocations } from '../../../../export/locations.js';
 import { exportHeader } from '../../../../export/query.js';
 import { listMeta, pageSql, type ListQuery } from './listQuery.js';
 import type { ListPage } from './listPage.js';
 import { adifListEnvelope } from './adifListStream.js';
 import { pageSeek } from './deepPage.js';
 import { copyBoundOut } from '../../../../db/settingParams.js';
-
-/** The export's rows carry their station location, which fills the MY_* fields. */
-const EXPORT_OUTPUT = { select: EXPORT_SELECT_LIST, joins: 'JOIN stations s ON s.id = q.station_id' };
 
 /**
  * GET /qso?format=adif: the same filtered set as the JSON list, one page of it as an ADIF
@@ -20,10 +18,15 @@ const EXPORT_OUTPUT = { select: EXPORT_SELECT_LIST, joins: 'JOIN stations s ON s
  * empty, ready to be sent back as since_id.
  */
 export function adifListPage(request: RequestContext, list: ListQuery): ListPage {
+  /** The locations filling the records' MY_* fields, read in the snapshot with a page that has rows. */
+  let locations: ExportLocations = new Map();
   return {
-    query: async (client) => pageSql(list, EXPORT_OUTPUT, await pageSeek(client, list)),
-    // NULL as empty, as the export writes it.
-    read: (client, boundText) => copyBoundOut(client, boundText, true),
-    envelope: (total) => adifListEnvelope(exportHeader(), list.sinceId, ({ exported }) => ({ ...request.meta, ...listMeta(list, exported, total) })),
+    query: async (client) => pageSql(list, EXPORT_SELECT_LIST, await pageSeek(client, list)),
+    read: async (client, boundText) => {
+      locations = await readExportLocations(client, list.scope.stationIds);
+      // NULL as empty, as the export writes it.
+      return copyBoundOut(client, boundText, true);
+    },
+    envelope: (total) => adifListEnvelope(exportHeader(), locations, list.sinceId, ({ exported }) => ({ ...request.meta, ...listMeta(list, exported, total) })),
   };
 }

@@ -1,5 +1,6 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { CopyRecordReader } from '../../../../export/copyRecords.js';
+import type { ExportLocations } from '../../../../export/adifRecord.js';
 
 /** Output is handed on in pieces of about this many bytes, not one write per COPY piece. */
 const OUTPUT_BATCH_BYTES = 64 * 1024;
@@ -16,8 +17,8 @@ export interface AdifPageSummary {
  * when no row came; `exported`, `lastfetchedid` and `meta` follow the document, when they are
  * known.
  */
-export function adifListEnvelope(header: string, sinceId: number, meta: (summary: AdifPageSummary) => unknown): Transform {
-  const reader = new CopyRecordReader({ inJson: true });
+export function adifListEnvelope(header: string, locations: ExportLocations, sinceId: number, meta: (summary: AdifPageSummary) => unknown): Transform {
+  const reader = new CopyRecordReader(locations, { inJson: true });
   const summary: AdifPageSummary = { exported: 0, lastFetchedId: sinceId };
   const pending: Buffer[] = [];
   let pendingBytes = 0;

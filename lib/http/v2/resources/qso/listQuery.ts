@@ -210,20 +210,15 @@ export type PageSeek =
   | { order: 'id'; fromId: string; skipped: number; toId: string | null }
   | { order: 'sorted'; skipped: 0 };
 
-/** What a page query reads for each QSO (qso aliased q), and what it joins for that. */
-export interface PageOutput {
-  select: string;
-  joins: string;
-}
 
-const QSO_OBJECT_OUTPUT: PageOutput = { select: qsoSelectList('q'), joins: '' };
+const QSO_OBJECT_SELECT = qsoSelectList('q');
 
 /**
- * The rows of the requested page (QSO rows unless `output` says otherwise). JSON and `limit` pick newest first (time_on,
+ * The rows of the requested page (each a QSO row unless `select` says otherwise). JSON and `limit` pick newest first (time_on,
  * then id, descending); ADIF pages go by ascending id so `lastfetchedid` never skips a QSO, and
  * ADIF output is always in ascending id order.
  */
-export function pageSql(list: ListQuery, output: PageOutput = QSO_OBJECT_OUTPUT, seek: PageSeek | null = null): Sql {
+export function pageSql(list: ListQuery, select = QSO_OBJECT_SELECT, seek: PageSeek | null = null): Sql {
   const params = new SqlParams();
   const scope = scopeConditions(list.scope, params);
   const seekConditions: string[] = [];
@@ -256,7 +251,7 @@ export function pageSql(list: ListQuery, output: PageOutput = QSO_OBJECT_OUTPUT,
   // the export reads them, without the deferred join's primary-key lookup per row.
   if (!byTime && offset === 0 && !sortsMatches && !idIndexFilters) {
     const conditions = conditionsWith(list.filters(params));
-    const rows = (scoped: string) => `SELECT ${output.select} FROM qso q ${output.joins} WHERE ${scoped} ORDER BY q.id LIMIT ${limit}`;
+    const rows = (scoped: string) => `SELECT ${select} FROM qso q WHERE ${scoped} ORDER BY q.id LIMIT ${limit}`;
     const text = merged
       ? `SELECT u.* FROM (${stations.map((station) => `(${rows(`q.station_id = ${params.add(station)}::int AND ${conditions}`)})`).join(' UNION ALL ')}) u ORDER BY u.id LIMIT ${limit}`
       : rows(conditions);
@@ -289,7 +284,7 @@ export function pageSql(list: ListQuery, output: PageOutput = QSO_OBJECT_OUTPUT,
   }
   const outputOrder = list.format === 'json' ? order('p.') : 'p.id';
   return {
-    text: `SELECT ${output.select} FROM (${candidates}) p JOIN qso q ON q.id = p.id ${output.joins} ORDER BY ${outputOrder}`,
+    text: `SELECT ${select} FROM (${candidates}) p JOIN qso q ON q.id = p.id ORDER BY ${outputOrder}`,
     values: params.values,
   };
 }
