@@ -41,7 +41,7 @@ export function adifListEnvelope(header: string, locations: ExportLocations, sin
         return;
       }
       if (pendingBytes >= OUTPUT_BATCH_BYTES) {
-        this.push(Buffer.concat(pending, pendingBytes));
+        this.push(pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes));
         pending.length = 0;
         pendingBytes = 0;
       }
