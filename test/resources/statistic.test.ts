@@ -4,7 +4,7 @@ import { createClub, createOperator } from '../helpers/fixtures.js';
 import { createStation } from '../../lib/accounts/stations.js';
 import { dxccEntities } from '../../lib/dxcc/entities.js';
 import { statisticResource } from '../../lib/http/v2/resources/statistic/index.js';
-import { insertQsos, utc } from '../helpers/qsoRows.js';
+import { insertQsos, seedQsos, utc } from '../helpers/qsoRows.js';
 
 const DAY = 86_400_000;
 
@@ -128,6 +128,13 @@ t.test('statistic resource', async (t) => {
     t.ok(info.schema_migrations.some((m: { version: string }) => m.version === '001_schema'));
     t.same(info.counts, { qsos: 6, users: 3, clubs: 0, stations: 4 });
     t.same(info.worker, { configured: false });
+    // The instance's total follows deletions and moves, as the table holds them.
+    const { rows: [gone] } = await seedQsos(db, [op.stationId], 'DELETE FROM qso WHERE id = (SELECT min(id) FROM qso WHERE station_id = $1) RETURNING id', [op.stationId]);
+    await seedQsos(db, [op.stationId, second], 'UPDATE qso SET station_id = $2 WHERE id = (SELECT max(id) FROM qso WHERE station_id = $1)', [op.stationId, second]);
+    const after = await get('?profile=system', admin.token);
+    t.same(after.body.data.system.counts, { qsos: 5, users: 3, clubs: 0, stations: 4 }, `QSO ${gone!.id} deleted, another moved`);
+    const { rows: [table] } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM qso');
+    t.equal(after.body.data.system.counts.qsos, table!.n);
     const full = await get('?profile=full', admin.token);
     t.same(Object.keys(full.body.data), ['qso', 'confirmations', 'system']);
     t.equal(full.body.data.qso.total, 0, 'the admin\'s own log is empty');
