@@ -14,11 +14,11 @@ import { JSON_ESCAPES, JSON_STRING_GROWTH, jsonStringBytes } from './jsonString.
  *
  * This runs a million times per export, so the row's bytes are read in one pass that also writes
  * the record's bytes, never becoming strings: columns are selected in output order, and NULL is
- * written as an empty value
- * (ADIF has no NULL: both mean "no field"), which makes the rows, a hundred mostly empty columns,
- * a third as long. An ADIF length counts characters: the value's bytes less its UTF-8
- * continuation bytes and COPY's escape backslashes, all counted during the same pass. Columns
- * are selected as they are: casts or to_char in SQL cost the server more than the copying here.
+ * written as an empty value (ADIF has no NULL: both mean "no field"), which makes the rows, a
+ * hundred mostly empty columns, a third as long. An ADIF length counts characters: the value's
+ * bytes less its UTF-8 continuation bytes and COPY's escape backslashes, all counted during the
+ * same pass. Columns are selected as they are: casts or to_char in SQL cost the server more than
+ * the copying here.
  *
  * Field order follows the original product's export: its list of QSO fields, the QSL dates,
  * FREQ / FREQ_RX, the QSO's date and times, the station-profile fields; then every other stored

@@ -14,5 +14,5 @@ export async function readExportLocations(client: Pick<pg.PoolClient, 'query'>, 
     values: [stationIds],
     rowMode: 'array',
   });
-  return new Map(rows.map(([id, ...values]) => [Number(id), values]));
+  return new Map(rows.map(([id, ...values]) => [id, values]));
 }

@@ -210,7 +210,7 @@ export type PageSeek =
   | { order: 'id'; fromId: string; skipped: number; toId: string | null }
   | { order: 'sorted'; skipped: 0 };
 
-
+/** What a page query reads for each QSO (qso aliased q) unless told otherwise: the QSO object's columns. */
 const QSO_OBJECT_SELECT = qsoSelectList('q');
 
 /**
