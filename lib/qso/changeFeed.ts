@@ -5,7 +5,7 @@ import { shapedStatement } from '../db/shapedStatement.js';
 import type { ChangeBounds } from './changeBounds.js';
 import { START, type ChangeCursor } from './changeCursor.js';
 import { ByteOutput } from '../export/byteOutput.js';
-import { put, qsoJsonWriter, type QsoJsonFromCopy, type CopyPage } from './copyJson.js';
+import { put, qsoJsonWriter, reserveForObjects, type QsoJsonFromCopy, type CopyPage } from './copyJson.js';
 import { CopyRows } from '../db/copyRows.js';
 import { qsoSelectList } from './present.js';
 import type { QsoScope } from './scope.js';
@@ -182,6 +182,7 @@ export class ChangePageFromCopy implements CopyPage {
   }
 
   read(chunk: Buffer): Buffer | null {
+    reserveForObjects(this.out, chunk);
     this.rows.write(chunk);
     return this.out.length > 0 ? this.out.take() : null;
   }
