@@ -8,6 +8,8 @@ import { loadConfig } from '../config.js';
 import { DUPLICATE_POLICIES, isDuplicatePolicy, type DuplicatePolicy, type ImportSummary } from '../import/types.js';
 import { optionalString, requireId, UsageError, type Command } from './command.js';
 import { gunzipIfCompressed } from './gzipInput.js';
+import { createProgressReporter, type ProgressReporter } from './progressReporter.js';
+import type { ExportFilter } from '../export/query.js';
 
 /** Reading ADIF files in pieces of this size keeps the tokenizer's per-call overhead low. */
 const READ_CHUNK_BYTES = 256 * 1024;
@@ -67,9 +69,8 @@ export const importCommand: Command = {
     const db = await database();
     // The pipeline is loaded on demand, as the export: other commands start without it.
     const { importAdif } = await import('../import/pipeline.js');
-    const { createProgressReporter } = await import('../import/progressReporter.js');
     // Progress counts decompressed bytes, so a compressed file's size says nothing about the end.
-    const progress = createProgressReporter(process.stderr, compressed ? null : opened.size);
+    const progress = createProgressReporter(process.stderr, { kind: 'import', total: compressed ? null : opened.size });
     let summary: ImportSummary;
     try {
       summary = await importAdif(db.pool, input, {
@@ -102,14 +103,28 @@ async function requireStation(db: pg.Pool, stationId: number): Promise<void> {
   if (rowCount === 0) throw new Error(`station location ${stationId} does not exist`);
 }
 
+/**
+ * Progress of an export on stderr, unless stderr shows the document too (stdout a terminal).
+ * A whole location's export knows its end: the location's QSOs, summed from its month counts.
+ */
+async function exportProgress(db: pg.Pool, stationId: number, sinceId: number | undefined, toFile: boolean): Promise<ProgressReporter | null> {
+  if (!toFile && process.stdout.isTTY) return null;
+  let total: number | null = null;
+  if (sinceId === undefined) {
+    const { scopeTotalSql } = await import('../qso/counts.js');
+    total = (await db.query<{ total: number }>(scopeTotalSql(['c.station_id = $1::int']), [stationId])).rows[0]!.total;
+  }
+  return createProgressReporter(process.stderr, { kind: 'export', total });
+}
+
 /** Exports into `path` (gzip-compressed when it ends in .gz); a failed export leaves no partial file behind. */
-async function exportToFile(db: pg.Pool, stationId: number, sinceId: number | undefined, path: string) {
+async function exportToFile(db: pg.Pool, filter: ExportFilter, path: string, progress: ProgressReporter | null) {
   const { exportAdifStream } = await import('../export/query.js');
   const file = createWriteStream(path);
   const out: Writable = path.endsWith('.gz') ? createGzip() : file;
   if (out !== file) out.pipe(file);
   try {
-    const outcome = await exportAdifStream(db, { stationIds: [stationId], sinceId, commitSafe: sinceId !== undefined }, out);
+    const outcome = await exportAdifStream(db, filter, out, { onProgress: progress?.update });
     out.end();
     await finished(file);
     return outcome;
@@ -118,6 +133,8 @@ async function exportToFile(db: pg.Pool, stationId: number, sinceId: number | un
     file.destroy();
     await unlink(path).catch(() => undefined);
     throw error;
+  } finally {
+    progress?.finish();
   }
 }
 
@@ -131,15 +148,22 @@ export const exportCommand: Command = {
     const path = optionalString(values, 'output');
     const db = await database();
     await requireStation(db.pool, stationId);
+    const filter: ExportFilter = { stationIds: [stationId], sinceId, commitSafe: sinceId !== undefined };
+    const progress = await exportProgress(db.pool, stationId, sinceId, path !== undefined);
     if (path !== undefined) {
-      const { exported, lastFetchedId } = await exportToFile(db.pool, stationId, sinceId, path);
+      const { exported, lastFetchedId } = await exportToFile(db.pool, filter, path, progress);
       result({ exported, last_fetched_id: lastFetchedId, file: path }, `exported ${exported} QSOs to ${path} (last id ${lastFetchedId ?? 'none'})`);
       return;
     }
     // stdout carries the document, so the summary goes to stderr.
     const { exportAdifStream } = await import('../export/query.js');
-    const { exported, lastFetchedId } = await exportAdifStream(db.pool, { stationIds: [stationId], sinceId, commitSafe: sinceId !== undefined }, process.stdout);
-    const summary = { exported, last_fetched_id: lastFetchedId };
-    process.stderr.write(`${values.json ? JSON.stringify(summary) : `exported ${exported} QSOs (last id ${lastFetchedId ?? 'none'})`}\n`);
+    let outcome;
+    try {
+      outcome = await exportAdifStream(db.pool, filter, process.stdout, { onProgress: progress?.update });
+    } finally {
+      progress?.finish();
+    }
+    const summary = { exported: outcome.exported, last_fetched_id: outcome.lastFetchedId };
+    process.stderr.write(`${values.json ? JSON.stringify(summary) : `exported ${outcome.exported} QSOs (last id ${outcome.lastFetchedId ?? 'none'})`}\n`);
   },
 };

@@ -116,20 +116,28 @@ export function exportHeader(): string {
  * Writes the matching QSOs to `out` as an ADIF document (header unless `header: false`),
  * honouring back-pressure. `out` is not ended, so callers can add to it. `lastFetchedId` is the
  * highest id written, else `sinceId`, else null: the value to pass as the next `sinceId`.
+ * `onProgress` hears the QSOs and bytes written so far after each piece.
  */
 export async function exportAdifStream(
   db: pg.Pool,
   filter: ExportFilter,
   out: Writable,
-  options: { header?: boolean } = {},
+  options: { header?: boolean; onProgress?: (progress: { records: number; bytes: number }) => void } = {},
 ): Promise<{ exported: number; lastFetchedId: number | null }> {
   let exported = 0;
+  let written = 0;
   let lastFetchedId: number | null = filter.sinceId ?? null;
-  if (options.header !== false) await writeWithBackPressure(out, exportHeader());
+  if (options.header !== false) {
+    const header = exportHeader();
+    await writeWithBackPressure(out, header);
+    written += Buffer.byteLength(header);
+  }
   for await (const { bytes, ids } of recordBatches(db, filter)) {
     await writeWithBackPressure(out, bytes);
     exported += ids.length;
+    written += bytes.length;
     lastFetchedId = ids[ids.length - 1]!;
+    options.onProgress?.({ records: exported, bytes: written });
   }
   return { exported, lastFetchedId };
 }

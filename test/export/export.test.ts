@@ -14,7 +14,7 @@ async function collect(records: AsyncIterable<{ id: number; adif: string }>): Pr
 }
 
 /** Exports into a string. */
-async function exportText(pool: import('pg').Pool, filter: ExportFilter, options?: { header?: boolean }) {
+async function exportText(pool: import('pg').Pool, filter: ExportFilter, options?: Parameters<typeof exportAdifStream>[3]) {
   const out = new PassThrough();
   const chunks: Buffer[] = [];
   out.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -90,6 +90,17 @@ t.test('ADIF export', async (t) => {
     t.same(await exportText(pool, { ...all, sinceId: thirdId }, { header: false }), { exported: 0, lastFetchedId: thirdId, text: '' }, 'nothing new: since_id stays');
     const none = await exportText(pool, { stationIds: [] });
     t.same({ exported: none.exported, lastFetchedId: none.lastFetchedId }, { exported: 0, lastFetchedId: null });
+  });
+
+  t.test('progress: the QSOs and bytes written so far, after each piece, up to the whole document', async (t) => {
+    const heard: Array<{ records: number; bytes: number }> = [];
+    const full = await exportText(pool, all, { onProgress: (progress) => heard.push(progress) });
+    t.ok(heard.length >= 1);
+    t.same(heard.at(-1), { records: 3, bytes: Buffer.byteLength(full.text) });
+    t.ok(heard.every((p, i) => i === 0 || (p.records >= heard[i - 1]!.records && p.bytes > heard[i - 1]!.bytes)), 'never backwards');
+    const none: unknown[] = [];
+    await exportText(pool, { ...all, sinceId: thirdId }, { onProgress: (progress) => none.push(progress) });
+    t.same(none, [], 'nothing written, nothing heard');
   });
 
   t.test('station grids and US counties', async (t) => {

@@ -134,6 +134,7 @@ t.test('logbook import and export', async (t) => {
     const out = join(dir, 'out.adi');
     const toFile = run(['export', '--station', station, '-o', out, '--json']);
     t.equal(toFile.status, 0, toFile.stderr);
+    t.equal(toFile.stderr, '', 'a short export prints no progress line');
     const { exported, last_fetched_id: lastId, file: written } = JSON.parse(toFile.stdout);
     t.same([exported, written], [1, out]);
     const inFile = parseAdif(readFileSync(out, 'utf8'));

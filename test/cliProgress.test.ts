@@ -1,5 +1,5 @@
 import t from 'tap';
-import { createProgressReporter } from '../../lib/import/progressReporter.js';
+import { createProgressReporter } from '../lib/cli/progressReporter.js';
 
 const MB = 1024 * 1024;
 
@@ -11,7 +11,7 @@ function sink(isTTY: boolean) {
 t.test('terminal: a bar redrawn in place, at most five times a second, with rate, MB and ETA', async (t) => {
   let now = 0;
   const out = sink(true);
-  const progress = createProgressReporter(out, 100 * MB, () => now);
+  const progress = createProgressReporter(out, { kind: 'import', total: 100 * MB }, () => now);
   now = 100;
   progress.update({ records: 1000, bytes: 10 * MB });
   t.same(out.written, [], 'too soon');
@@ -27,7 +27,7 @@ t.test('terminal: a bar redrawn in place, at most five times a second, with rate
 t.test('terminal without a known size (stdin): no bar, no ETA', async (t) => {
   let now = 0;
   const out = sink(true);
-  const progress = createProgressReporter(out, null, () => now);
+  const progress = createProgressReporter(out, { kind: 'import', total: null }, () => now);
   now = 1000;
   progress.update({ records: 500, bytes: MB / 2 });
   t.same(out.written, ['\r\x1b[2K500 records  500 rec/s  0.5 MB']);
@@ -36,7 +36,7 @@ t.test('terminal without a known size (stdin): no bar, no ETA', async (t) => {
 t.test('not a terminal: a plain line every five seconds, none for a short import', async (t) => {
   let now = 0;
   const out = sink(false);
-  const progress = createProgressReporter(out, 100 * MB, () => now);
+  const progress = createProgressReporter(out, { kind: 'import', total: 100 * MB }, () => now);
   now = 4000;
   progress.update({ records: 4000, bytes: MB });
   t.same(out.written, []);
@@ -47,8 +47,32 @@ t.test('not a terminal: a plain line every five seconds, none for a short import
   progress.finish();
   t.equal(out.written.length, 2, 'the final state once more, since lines were shown');
   const quiet = sink(false);
-  const short = createProgressReporter(quiet, 10, () => 0);
+  const short = createProgressReporter(quiet, { kind: 'import', total: 10 }, () => 0);
   short.update({ records: 1, bytes: 10 });
   short.finish();
   t.same(quiet.written, []);
+});
+
+t.test('an export: QSOs written against the QSOs to write, on a terminal and in a log', async (t) => {
+  let now = 0;
+  const out = sink(true);
+  const progress = createProgressReporter(out, { kind: 'export', total: 800_000 }, () => now);
+  now = 2000;
+  progress.update({ records: 200_000, bytes: 70 * MB });
+  t.same(out.written, ['\r\x1b[2K[######------------------]  25%  200000/800000 QSOs  100000 QSOs/s  70.0 MB  ETA 0:06']);
+  now = 3000;
+  progress.update({ records: 900_000, bytes: 315 * MB });
+  t.equal(out.written.at(-1), '\r\x1b[2K[########################] 100%  900000/800000 QSOs  300000 QSOs/s  315.0 MB  ETA 0:00',
+    'QSOs logged during the export take the bar no further than full');
+  const since = sink(true);
+  const open = createProgressReporter(since, { kind: 'export', total: null }, () => now);
+  now = 4000;
+  open.update({ records: 1000, bytes: MB });
+  t.same(since.written, ['\r\x1b[2K1000 QSOs  1000 QSOs/s  1.0 MB']);
+  let later = 0;
+  const log = sink(false);
+  const plain = createProgressReporter(log, { kind: 'export', total: 800_000 }, () => later);
+  later = 5000;
+  plain.update({ records: 500_000, bytes: 175 * MB });
+  t.same(log.written, ['export: 500000 QSOs, 175.0 MB written, 100000 QSOs/s\n']);
 });
