@@ -1,5 +1,5 @@
 import t from 'tap';
-import { createProgressReporter } from '../lib/cli/progressReporter.js';
+import { createProgressReporter, type Progress, type ProgressJob } from '../lib/cli/progressReporter.js';
 
 const MB = 1024 * 1024;
 
@@ -53,6 +53,16 @@ t.test('not a terminal: a plain line every five seconds, none for a short import
   t.same(quiet.written, []);
 });
 
+/** What a new reporter writes for one update `ms` after it started. */
+function shownAfter(isTTY: boolean, job: ProgressJob, ms: number, progress: Progress): string[] {
+  const out = sink(isTTY);
+  let now = 0;
+  const reporter = createProgressReporter(out, job, () => now);
+  now = ms;
+  reporter.update(progress);
+  return out.written;
+}
+
 t.test('an export: QSOs written against the QSOs to write, on a terminal and in a log', async (t) => {
   let now = 0;
   const out = sink(true);
@@ -64,15 +74,6 @@ t.test('an export: QSOs written against the QSOs to write, on a terminal and in 
   progress.update({ records: 900_000, bytes: 315 * MB });
   t.equal(out.written.at(-1), '\r\x1b[2K[########################] 100%  900000/800000 QSOs  300000 QSOs/s  315.0 MB  ETA 0:00',
     'QSOs logged during the export take the bar no further than full');
-  const since = sink(true);
-  const open = createProgressReporter(since, { kind: 'export', total: null }, () => now);
-  now = 4000;
-  open.update({ records: 1000, bytes: MB });
-  t.same(since.written, ['\r\x1b[2K1000 QSOs  1000 QSOs/s  1.0 MB']);
-  let later = 0;
-  const log = sink(false);
-  const plain = createProgressReporter(log, { kind: 'export', total: 800_000 }, () => later);
-  later = 5000;
-  plain.update({ records: 500_000, bytes: 175 * MB });
-  t.same(log.written, ['export: 500000 QSOs, 175.0 MB written, 100000 QSOs/s\n']);
+  t.same(shownAfter(true, { kind: 'export', total: null }, 1000, { records: 1000, bytes: MB }), ['\r\x1b[2K1000 QSOs  1000 QSOs/s  1.0 MB'], 'since an id: no bar');
+  t.same(shownAfter(false, { kind: 'export', total: 800_000 }, 5000, { records: 500_000, bytes: 175 * MB }), ['export: 500000 QSOs, 175.0 MB written, 100000 QSOs/s\n']);
 });
