@@ -104,11 +104,12 @@ async function requireStation(db: pg.Pool, stationId: number): Promise<void> {
 }
 
 /**
- * Progress of an export on stderr, unless stderr shows the document too (stdout a terminal).
- * A whole location's export knows its end: the location's QSOs, summed from its month counts.
+ * Progress of an export on stderr, unless the document goes to stdout and stderr shows it too
+ * (stdout a terminal) or carries the JSON summary a script reads (`--json`). A whole location's
+ * export knows its end: the location's QSOs, summed from its month counts.
  */
-async function exportProgress(db: pg.Pool, stationId: number, sinceId: number | undefined, toFile: boolean): Promise<ProgressReporter | null> {
-  if (!toFile && process.stdout.isTTY) return null;
+async function exportProgress(db: pg.Pool, stationId: number, sinceId: number | undefined, toFile: boolean, json: boolean): Promise<ProgressReporter | null> {
+  if (!toFile && (process.stdout.isTTY || json)) return null;
   let total: number | null = null;
   if (sinceId === undefined) {
     const { scopeTotalSql } = await import('../qso/counts.js');
@@ -149,7 +150,7 @@ export const exportCommand: Command = {
     const db = await database();
     await requireStation(db.pool, stationId);
     const filter: ExportFilter = { stationIds: [stationId], sinceId, commitSafe: sinceId !== undefined };
-    const progress = await exportProgress(db.pool, stationId, sinceId, path !== undefined);
+    const progress = await exportProgress(db.pool, stationId, sinceId, path !== undefined, values.json === true);
     if (path !== undefined) {
       const { exported, lastFetchedId } = await exportToFile(db.pool, filter, path, progress);
       result({ exported, last_fetched_id: lastFetchedId, file: path }, `exported ${exported} QSOs to ${path} (last id ${lastFetchedId ?? 'none'})`);
