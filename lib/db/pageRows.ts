@@ -2,6 +2,14 @@ import { Readable } from 'node:stream';
 import pg from 'pg';
 import { shapedStatement } from './shapedStatement.js';
 
+/**
+ * The most rows a page read by readPageRows may hold: it has no flow control, and rows cost the
+ * server more per item than COPY text, while a COPY is parsed and planned at every request
+ * (about half of the database's CPU for a poll that found nothing new, benchmarks/RESULTS.md,
+ * "Polls of a client up to date"). Longer pages are read by COPY.
+ */
+export const ROWS_PAGE_MAX = 100;
+
 /** A row as its values' text (null for NULL), in its statement's column order. */
 export type RowValues = Array<string | null>;
 
@@ -14,8 +22,8 @@ const AS_TEXT = { getTypeParser: () => (value: string) => value };
  * The page's statement reads its values from settings (bindForCopy) and so takes no parameters:
  * PostgreSQL plans it once per connection, for the values of the first page it reads (it
  * estimates with the settings' values), and keeps that plan; the caller sends only pages any
- * values suit (readsRows in lib/http/v2/resources/qso/list.ts; the change feed's pages of at
- * most ROWS_PAGE_MAX changes, lib/qso/changeFeed.ts).
+ * values suit (readsRows in lib/http/v2/resources/qso/list.ts; the change feed's small pages,
+ * pageOutlook in lib/qso/changeFeed.ts).
  *
  * Rows come as arrays of their values' text, without flow control: a page must stay small (the
  * caller's bound). The rows of one network read go on as one chunk of the object-mode stream (a

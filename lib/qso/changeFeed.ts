@@ -7,6 +7,7 @@ import { START, type ChangeCursor } from './changeCursor.js';
 import { ByteOutput } from '../export/byteOutput.js';
 import { put, qsoJsonWriter, reserveForObjects, type QsoJsonFromCopy, type CopyPage } from './copyJson.js';
 import { CopyRows } from '../db/copyRows.js';
+import { ROWS_PAGE_MAX } from '../db/pageRows.js';
 import { qsoSelectList } from './present.js';
 import type { QsoScope } from './scope.js';
 
@@ -88,14 +89,6 @@ function changeKeys(request: ChangeRequest, bounds: ChangeBounds, params: SqlPar
     ORDER BY d.txid, d.qso_id LIMIT ${limit}`;
   return { keys: `(${upserts}) UNION ALL (${deletes})`, limit };
 }
-
-/**
- * A page of at most this many changes is read as rows of a named statement (readPageRows), one
- * of more by COPY: a COPY is parsed and planned at every request, which was about half of the
- * database's CPU for a poll that found nothing new (benchmarks/RESULTS.md, "Polls of a client up
- * to date"), while rows cost the server more per change than COPY text.
- */
-export const ROWS_PAGE_MAX = 100;
 
 /**
  * The page's statement (perPage + 1 rows, the last only telling that there is more) and the

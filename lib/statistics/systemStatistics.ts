@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { scopeTotalSql } from '../qso/counts.js';
 
 /** The instance as its administrator sees it: versions, applied migrations, totals. */
 export interface SystemStatistics {
@@ -11,14 +12,15 @@ export interface SystemStatistics {
 }
 
 /**
- * The instance's QSOs are summed from qso_counts, which every writer keeps exact in its own
- * transaction: counting the table read every row of every log (140 ms at 2M QSOs, 3.5 summed).
+ * The instance's QSOs are summed from its month counts, which every writer keeps exact in its own
+ * transaction (scopeTotalSql, as a list's total): counting the table read every row of every log
+ * (140 ms at 2M QSOs, 1.3 summed).
  */
 export async function systemStatistics(db: pg.Pool, appVersion: string, workerConfigured: boolean): Promise<SystemStatistics> {
   const [totals, migrations] = await Promise.all([
     db.query<{ database_version: string; qsos: number; users: number; clubs: number; stations: number }>(
       `SELECT current_setting('server_version') AS database_version,
-              (SELECT coalesce(sum(n), 0) FROM qso_counts)::int AS qsos,
+              (${scopeTotalSql(['true'])}) AS qsos,
               (SELECT count(*) FILTER (WHERE NOT is_club) FROM users)::int AS users,
               (SELECT count(*) FILTER (WHERE is_club) FROM users)::int AS clubs,
               (SELECT count(*) FROM stations)::int AS stations`,

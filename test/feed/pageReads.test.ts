@@ -2,7 +2,7 @@ import t from 'tap';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createOperator } from '../helpers/fixtures.js';
 import { insertQsos, seedQsos } from '../helpers/qsoRows.js';
-import { ROWS_PAGE_MAX } from '../../lib/qso/changeFeed.js';
+import { ROWS_PAGE_MAX } from '../../lib/db/pageRows.js';
 
 /**
  * The feed reads a small page as rows of a named statement and writes them as the COPY text of

@@ -4,7 +4,8 @@ import { createOperator } from '../helpers/fixtures.js';
 import { seedQsos } from '../helpers/qsoRows.js';
 import { bindForCopy } from '../../lib/db/settingParams.js';
 import { changeBounds } from '../../lib/qso/changeBounds.js';
-import { changePageStatements, pageOutlook, ROWS_PAGE_MAX, type ChangeRequest, type PageOutlook } from '../../lib/qso/changeFeed.js';
+import { changePageStatements, pageOutlook, type ChangeRequest, type PageOutlook } from '../../lib/qso/changeFeed.js';
+import { ROWS_PAGE_MAX } from '../../lib/db/pageRows.js';
 import type { ChangeCursor } from '../../lib/qso/changeCursor.js';
 
 /**

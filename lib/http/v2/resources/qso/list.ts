@@ -1,19 +1,13 @@
 import type { Handler, RequestContext } from '../../resource.js';
 import { QsoPageFromCopy } from '../../../../qso/copyJson.js';
 import { QsoPageFromRows } from '../../../../qso/pageRows.js';
-import { readPageRows } from '../../../../db/pageRows.js';
+import { readPageRows, ROWS_PAGE_MAX } from '../../../../db/pageRows.js';
 import { copyBoundOut } from '../../../../db/settingParams.js';
 import { listMeta, pageSql, parseListQuery, type ListQuery } from './listQuery.js';
 import { CopyPageEnvelope } from './jsonListStream.js';
 import { adifListPage } from './adifList.js';
 import { pageSeek } from './deepPage.js';
 import { answerListPage, type ListPage } from './listPage.js';
-
-/**
- * Pages of at most this many QSOs may be read as rows of a named statement (readPageRows: it has
- * no flow control, so a page must be small); longer ones by COPY.
- */
-const ROWS_PAGE_MAX = 100;
 
 /**
  * Whether a JSON page is read as rows of a named statement, planned once per connection for the
