@@ -25,6 +25,18 @@ t.test('password hashing: scrypt N=2^15, r=8, p=1, 16-byte salt, self-describing
   }
 });
 
+t.test('no stored password costs what a wrong one costs (the timing tells nothing)', async (t) => {
+  const stored = await hashPassword('a long enough password');
+  const timed = async (hash: string | null) => {
+    const start = process.hrtime.bigint();
+    t.equal(await verifyPassword('a wrong password', hash), false);
+    return Number(process.hrtime.bigint() - start) / 1e6;
+  };
+  const wrong = await timed(stored);
+  const none = await timed(null);
+  t.ok(none > wrong * 0.2 && none < wrong * 5, `no password ${none.toFixed(0)} ms, wrong password ${wrong.toFixed(0)} ms`);
+});
+
 t.test('new passwords: 10 characters or more, said in a sentence', async (t) => {
   t.equal(passwordProblem(''), 'The password must not be empty.');
   t.equal(passwordProblem(undefined), 'The password must not be empty.');
