@@ -1,4 +1,4 @@
-/** The error codes of the v2 interface (SPEC.md "Errors"), plus payload_too_large for the body limit. */
+/** The error codes of the v2 interface (SPEC.md "Errors"), plus payload_too_large for the body limit and server_busy (503) for a process receiving its most uploads. */
 export type ErrorCode =
   | 'validation_error'
   | 'invalid_json'
@@ -15,6 +15,7 @@ export type ErrorCode =
   | 'cursor_expired'
   | 'payload_too_large'
   | 'rate_limited'
+  | 'server_busy'
   | 'internal_error';
 
 export type ErrorDetails = Record<string, unknown>;
