@@ -15,6 +15,11 @@ export class UploadSlots {
 
   constructor(private readonly limits: { perProcess: number; perOwner: number }) {}
 
+  /** Places taken now. */
+  get inUse(): number {
+    return this.total;
+  }
+
   /** Takes a place for `owner`, or throws 429/503; call the returned function once when the upload ends. */
   take(owner: number): () => void {
     const mine = this.owners.get(owner) ?? 0;
