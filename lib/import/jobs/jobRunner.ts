@@ -27,6 +27,9 @@ const KEEP_DAYS = 7;
 const READ_CHUNK_BYTES = 256 * 1024;
 /** How often a process renews the leases of the jobs it holds (and learns of those ended elsewhere). */
 const HEARTBEAT_MS = 1000;
+/** How long the oldest upload waits for room that younger ones give back: RESERVE_WAITS × RESERVE_WAIT_MS. */
+const RESERVE_WAITS = 20;
+const RESERVE_WAIT_MS = 100;
 const SPOOL_FILE = /^job-(\d+)\.spool$/;
 const RESTARTED = 'interrupted by a server restart; the upload was removed, nothing was stored';
 const LEASE_EXPIRED = 'its server stopped renewing the job (gone, on whatever host); the upload was removed, nothing was stored';
@@ -171,7 +174,7 @@ export class ImportJobs {
     const quota = new Transform({
       transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
         const need = written + chunk.length - room;
-        const reserve = need <= 0 ? Promise.resolve('reserved' as const) : reserveSpool(db, job.id, Math.max(step, need), limits);
+        const reserve = need <= 0 ? Promise.resolve('reserved' as const) : reserveWaiting(db, job.id, Math.max(step, need), limits);
         reserve.then((answer) => {
           if (answer !== 'reserved') return callback(new SpoolRefused(answer));
           if (need > 0) room += Math.max(step, need);
@@ -316,6 +319,16 @@ export class ImportJobs {
     } catch (error) {
       this.options.logger.warn('live update not published', { error: (error as Error).message });
     }
+  }
+}
+
+/** Spool for an upload, waiting (RESERVE_WAITS times at most) while younger uploads are refused and give theirs back. */
+async function reserveWaiting(db: pg.Pool, id: number, bytes: number, limits: SpoolLimits): Promise<'reserved' | 'full' | 'cancelled'> {
+  for (let attempt = 0; ; attempt++) {
+    const answer = await reserveSpool(db, id, bytes, limits);
+    if (answer !== 'wait') return answer;
+    if (attempt === RESERVE_WAITS) return 'full';
+    await new Promise((resolve) => setTimeout(resolve, RESERVE_WAIT_MS));
   }
 }
 

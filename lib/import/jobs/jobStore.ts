@@ -135,18 +135,24 @@ export async function admitJob(db: pg.Pool, job: NewJob, runner: Runner, spoolPa
 }
 
 /**
- * Reserves `bytes` more spool for a job still being uploaded: 'reserved', 'full' when the quota
- * has no room for them, 'cancelled' when the job was cancelled (or failed) meanwhile.
+ * Reserves `bytes` more spool for a job still being uploaded: 'reserved'; 'cancelled' when the
+ * job was cancelled (or failed) meanwhile; 'full' when the quota has no room for them, or
+ * 'wait' when this is the oldest upload still being received and younger ones hold spool: they
+ * are refused first and give theirs back, so that uploads racing for the last room do not all fail.
  */
-export async function reserveSpool(db: pg.Pool, id: number, bytes: number, limits: SpoolLimits): Promise<'reserved' | 'full' | 'cancelled'> {
+export async function reserveSpool(db: pg.Pool, id: number, bytes: number, limits: SpoolLimits): Promise<'reserved' | 'full' | 'wait' | 'cancelled'> {
   return inTransaction(db, async (client) => {
     await client.query(SPOOL_LOCK);
-    const { rows: [row] } = await client.query<{ open: boolean; fits: boolean }>(
-      `SELECT state = 'queued' AND NOT cancel_requested AS open, (${liveSpools('$2')}) + $3 <= $4 AS fits FROM import_jobs WHERE id = $1`,
+    const receiving = `SELECT 1 FROM import_jobs AS other WHERE other.state = 'queued' AND other.bytes_total IS NULL AND other.spool_bytes > 0
+      AND other.heartbeat_at >= now() - make_interval(secs => $2)`;
+    const { rows: [row] } = await client.query<{ open: boolean; fits: boolean; yields: boolean }>(
+      `SELECT state = 'queued' AND NOT cancel_requested AS open, (${liveSpools('$2')}) + $3 <= $4 AS fits,
+              NOT EXISTS (${receiving} AND other.id < $1) AND EXISTS (${receiving} AND other.id > $1) AS yields
+         FROM import_jobs WHERE id = $1`,
       [id, limits.leaseSeconds, bytes, limits.maxSpoolBytes],
     );
     if (!row?.open) return 'cancelled';
-    if (!row.fits) return 'full';
+    if (!row.fits) return row.yields ? 'wait' : 'full';
     await client.query('UPDATE import_jobs SET spool_bytes = spool_bytes + $2 WHERE id = $1', [id, bytes]);
     return 'reserved';
   });
