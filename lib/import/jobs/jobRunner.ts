@@ -88,7 +88,8 @@ export class ImportJobs {
   /** Jobs whose spool this process holds: being uploaded, queued, running, or ended with the file still to remove. */
   private readonly held = new Map<number, string>();
   private heartbeat: NodeJS.Timeout | null = null;
-  private beating: Promise<void> = Promise.resolve();
+  /** The beat under way, if any: a slow one is not overtaken by the next. */
+  private beating: Promise<void> | null = null;
   private beats = 0;
   private closed = false;
 
@@ -113,7 +114,9 @@ export class ImportJobs {
     await this.removeOrphanSpools();
     await pruneJobs(db, KEEP_DAYS);
     this.heartbeat = setInterval(() => {
-      this.beating = this.beat().catch((error: Error) => logger.warn('import job leases not renewed', { error: error.message }));
+      this.beating ??= this.beat()
+        .catch((error: Error) => logger.warn('import job leases not renewed', { error: error.message }))
+        .finally(() => (this.beating = null));
     }, HEARTBEAT_MS);
     this.heartbeat.unref();
   }
