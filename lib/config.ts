@@ -36,6 +36,12 @@ export interface ImportJobsConfig {
   concurrency: number;
 }
 
+/** Failed sign-ins allowed per account and per client address (lib/http/app/signIn.ts). */
+export interface SignInLimits {
+  account: RateLimit;
+  address: RateLimit;
+}
+
 export interface Config {
   api_rate_limits: Record<string, RateLimit> | null;
   rate_limit_store: 'memory' | 'postgres' | 'redis';
@@ -70,6 +76,11 @@ export interface Config {
    * client has read it (0: none); READ_AHEAD_PAGES pages at once a process at most.
    */
   page_read_ahead_bytes: number;
+  /** A browser-app session unused this long is over (fractions allowed). */
+  session_idle_minutes: number;
+  /** A browser-app session is over this long after sign-in, however used. */
+  session_max_hours: number;
+  sign_in_limits: SignInLimits;
 }
 
 type ConfigFile = Partial<Config>;
@@ -128,6 +139,15 @@ const configSchema: JSONSchemaType<ConfigFile> = {
     statement_timeout_ms: { type: 'integer', minimum: 0, maximum: 86_400_000, nullable: true },
     response_stall_timeout_ms: { type: 'integer', minimum: 0, maximum: 86_400_000, nullable: true },
     page_read_ahead_bytes: { type: 'integer', minimum: 0, maximum: 64 * 1024 * 1024, nullable: true },
+    session_idle_minutes: { type: 'number', exclusiveMinimum: 0, maximum: 525_600, nullable: true },
+    session_max_hours: { type: 'number', exclusiveMinimum: 0, maximum: 8_760, nullable: true },
+    sign_in_limits: {
+      type: 'object',
+      nullable: true,
+      additionalProperties: false,
+      required: [],
+      properties: { account: rateLimitSchema, address: rateLimitSchema },
+    },
     import_jobs: {
       type: 'object',
       nullable: true,
@@ -190,6 +210,9 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env, context: Con
     statement_timeout_ms: 30_000,
     response_stall_timeout_ms: 30_000,
     page_read_ahead_bytes: 1024 * 1024,
+    session_idle_minutes: 720,
+    session_max_hours: 168,
+    sign_in_limits: { account: { requests: 5, window: 300 }, address: { requests: 20, window: 900 } },
   };
 }
 
@@ -210,6 +233,7 @@ export function buildConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
     worker: { ...file.worker },
     metrics: { ...base.metrics, ...file.metrics },
     import_jobs: { ...base.import_jobs, ...file.import_jobs },
+    sign_in_limits: { ...base.sign_in_limits, ...file.sign_in_limits },
   };
   if (config.worker.url !== undefined && config.worker.urls !== undefined) {
     throw new ConfigError('config: worker.url and worker.urls exclude each other; list every worker in worker.urls');

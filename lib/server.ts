@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_BROWSER_TOKEN_TTL_SECONDS, workerUrls, type Config } from './config.js';
+import { DEFAULT_BROWSER_TOKEN_TTL_SECONDS, workerUrls, type Config, type SignInLimits } from './config.js';
 import type { Database } from './db/database.js';
 import type { Logger } from './log.js';
 import { Metrics } from './metrics.js';
@@ -9,7 +9,7 @@ import { RateLimiter } from './ratelimit/limiter.js';
 import { MemoryRateLimitStore } from './ratelimit/memoryStore.js';
 import { PostgresRateLimitStore } from './ratelimit/postgresStore.js';
 import { RedisRateLimitStore } from './ratelimit/redisStore.js';
-import type { RateLimitStore } from './ratelimit/types.js';
+import { SIGN_IN_ACCOUNT_BUCKET, SIGN_IN_ADDRESS_BUCKET, type RateLimitMap, type RateLimitStore } from './ratelimit/types.js';
 import type { EventPublisher, Services } from './services.js';
 import { scheduleChangePruning } from './qso/changeRetention.js';
 import { appVersion } from './version.js';
@@ -48,6 +48,11 @@ function rateLimitStore(config: Config, db: Database): RateLimitStore {
   }
 }
 
+/** The sign-in buckets, always on: they share the API's store but not its `api_rate_limits` map. */
+function signInBuckets(limits: SignInLimits): RateLimitMap {
+  return { [SIGN_IN_ACCOUNT_BUCKET]: limits.account, [SIGN_IN_ADDRESS_BUCKET]: limits.address };
+}
+
 export interface ServiceOptions {
   config: Config;
   db: Database;
@@ -59,6 +64,7 @@ export interface ServiceOptions {
 export function createServices(options: ServiceOptions & { spoolFolder: string }): Services {
   const events = options.events ?? eventPublisher(options.config, options.logger);
   const metrics = new Metrics();
+  const limits = rateLimitStore(options.config, options.db);
   return {
     db: options.db.pool,
     bulkDb: options.db.bulkPool,
@@ -73,7 +79,8 @@ export function createServices(options: ServiceOptions & { spoolFolder: string }
     config: options.config,
     logger: options.logger,
     metrics,
-    rateLimiter: new RateLimiter(options.config.api_rate_limits, rateLimitStore(options.config, options.db), options.clock),
+    rateLimiter: new RateLimiter(options.config.api_rate_limits, limits, options.clock),
+    signInLimiter: new RateLimiter(signInBuckets(options.config.sign_in_limits), limits, options.clock),
     events,
     credentials: {
       tokens: new BatchedLookup((hashes) => lookupTokens(options.db.pool, hashes)),

@@ -42,6 +42,8 @@ export interface Services {
   logger: Logger;
   metrics: Metrics;
   rateLimiter: RateLimiter;
+  /** Failed sign-ins to the browser app (its own limits, the same store as rateLimiter). */
+  signInLimiter: RateLimiter;
   events: EventPublisher;
   credentials: CredentialLookups;
   /** Single creates and loggers' few QSOs, stored together with the others arriving meanwhile (over `db`). */

@@ -33,7 +33,7 @@ export async function generateLogs(db: pg.Pool, qsos: number): Promise<Generated
   const otherStation = await createStation(db, { userId: otherId, name: 'Home', callsign: 'DL2OTH', gridsquare: 'JO40' });
   const { token } = await createToken(db, { userId: ownerId, createdBy: ownerId, name: 'bench', scopes: ['qso:read', 'qso:write'], expiresAt: null });
   const empty = await createStation(db, { userId: ownerId, name: 'Empty', callsign: 'DL1OWN', gridsquare: 'JO62QM' });
-  const v1Key = await createKey(db, ownerId, 'rw');
+  const { key: v1Key } = await createKey(db, ownerId, 'rw');
 
   const start = process.hrtime.bigint();
   // Per user one QSO every 2.5 minutes from 2015 on (so time_on never repeats within a station);
@@ -90,6 +90,6 @@ async function generatedEarlier(db: pg.Pool): Promise<GeneratedLog | null> {
     empty: await station(found.owner_id, 'Empty'),
     otherStation: await station(found.other_id, 'Home'),
     token,
-    v1Key: await createKey(db, found.owner_id, 'rw'),
+    v1Key: (await createKey(db, found.owner_id, 'rw')).key,
   };
 }

@@ -33,3 +33,19 @@ export async function clubLevel(db: pg.Pool, clubId: number, userId: number): Pr
   const { rows } = await db.query<{ level: number }>('SELECT level FROM club_members WHERE club_id = $1 AND user_id = $2', [clubId, userId]);
   return rows[0]?.level ?? null;
 }
+
+export interface Membership {
+  club_id: number;
+  callsign: string;
+  level: number;
+}
+
+/** The clubstations a user is a member of, by callsign. */
+export async function membershipsOf(db: pg.Pool, userId: number): Promise<Membership[]> {
+  const { rows } = await db.query<Membership>(
+    `SELECT cm.club_id, c.callsign, cm.level FROM club_members cm JOIN users c ON c.id = cm.club_id
+      WHERE cm.user_id = $1 ORDER BY c.callsign, c.id`,
+    [userId],
+  );
+  return rows;
+}

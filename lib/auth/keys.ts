@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { lookupStatements, namedLookup } from '../db/batchedLookup.js';
 import { hashSecret, LAST_USED_PRECISION, randomHex } from './secrets.js';
+import type { TokenKeeper } from './tokens.js';
 import { ownedStationsFrom, ownedStationsSql, type TargetStation, type OwnedStationsJson } from '../accounts/targetStations.js';
 
 /**
@@ -23,12 +24,44 @@ export interface V1Key {
   stations: TargetStation[];
 }
 
-export async function createKey(db: pg.Pool, userId: number, rights: KeyRights, createdBy = userId): Promise<string> {
+/** What may be shown of a key once made: its prefix and last 4 characters. */
+export function keyHint(key: string): string {
+  return `${key.slice(0, 2)}…${key.slice(-4)}`;
+}
+
+export async function createKey(db: pg.Pool, userId: number, rights: KeyRights, createdBy = userId): Promise<{ id: number; key: string }> {
   const key = generateKey();
-  await db.query('INSERT INTO api_keys (user_id, created_by, key_hash, rights) VALUES ($1, $2, $3, $4)', [
-    userId, createdBy, hashSecret(key), rights,
+  const { rows } = await db.query<{ id: number }>(
+    'INSERT INTO api_keys (user_id, created_by, key_hash, rights, key_hint) VALUES ($1, $2, $3, $4, $5) RETURNING id',
+    [userId, createdBy, hashSecret(key), rights, keyHint(key)],
+  );
+  return { id: rows[0]!.id, key };
+}
+
+export interface KeyRow {
+  id: number;
+  key_hint: string | null;
+  rights: KeyRights;
+  created_at: Date;
+  last_used_at: Date | null;
+}
+
+/** The keeper's active keys, oldest first (the same keeper rule as tokens: lib/auth/tokens.ts TokenKeeper). */
+export async function listKeptKeys(db: pg.Pool, keeper: TokenKeeper): Promise<KeyRow[]> {
+  const { rows } = await db.query<KeyRow>(
+    `SELECT id, key_hint, rights, created_at, last_used_at FROM api_keys
+      WHERE user_id = $1 AND ($2::int IS NULL OR created_by = $2) AND active ORDER BY id`,
+    [keeper.ownerId, keeper.createdBy],
+  );
+  return rows;
+}
+
+/** Deletes one of the keeper's keys, refused from the next request on; false when it is not theirs. */
+export async function deleteKeptKey(db: pg.Pool, keeper: TokenKeeper, id: number): Promise<boolean> {
+  const { rowCount } = await db.query('DELETE FROM api_keys WHERE id = $1 AND user_id = $2 AND ($3::int IS NULL OR created_by = $3)', [
+    id, keeper.ownerId, keeper.createdBy,
   ]);
-  return key;
+  return (rowCount ?? 0) > 0;
 }
 
 /**

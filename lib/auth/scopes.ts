@@ -13,6 +13,32 @@ export const SCOPES = [
 
 export type Scope = (typeof SCOPES)[number];
 
+const RESOURCE_WORDS: Record<string, string> = {
+  qso: 'QSOs', station: 'station locations', logbook: 'logbooks', radio: 'radios (CAT state)', statistic: 'statistics',
+  confirmation: 'confirmations (LoTW, eQSL, QSL cards, QRZ, Club Log)', contest: 'contest sessions', lookup: 'callsign look-ups',
+  club: 'club members and their levels',
+};
+const ACTION_WORDS: Record<string, string> = { read: 'Read', write: 'Create and change', delete: 'Delete' };
+
+/** A sentence for a scope, as the app offers it: "Read QSOs". */
+export function scopeDescription(scope: Scope): string {
+  const [resource, action] = scope.split(':') as [string, string];
+  return `${ACTION_WORDS[action]} ${RESOURCE_WORDS[resource]}`;
+}
+
+/** Scopes a member below officer level is not given on a club's token (REFERENCE "Tokens": UI presets). */
+const OFFICER_ONLY = (scope: Scope) => scope.startsWith('club:') || scope.startsWith('logbook:');
+
+/**
+ * The scopes a user may put on a token: on their own, every scope but the club ones, which only
+ * administrators can use there; on a club's (`clubLevel` set), every scope for an officer, and
+ * none of the club or logbook scopes below officer level.
+ */
+export function grantableScopes(isAdmin: boolean, clubLevel: number | null, officerLevel: number): Scope[] {
+  if (clubLevel === null) return SCOPES.filter((scope) => isAdmin || !scope.startsWith('club:'));
+  return clubLevel >= officerLevel ? [...SCOPES] : SCOPES.filter((scope) => !OFFICER_ONLY(scope));
+}
+
 const known = new Set<string>(SCOPES);
 
 export function isScope(value: string): value is Scope {

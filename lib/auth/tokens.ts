@@ -26,14 +26,18 @@ export interface NewToken {
   name: string;
   scopes: Scope[];
   expiresAt: Date | null;
+  /** The browser-app session the token belongs to (deleted with it, never listed): lib/auth/sessions.ts. */
+  sessionId?: number;
 }
 
-export async function createToken(db: pg.Pool, input: NewToken): Promise<{ id: number; token: string }> {
+type Queryable = Pick<pg.Pool, 'query'>;
+
+export async function createToken(db: Queryable, input: NewToken): Promise<{ id: number; token: string }> {
   const token = generateToken();
   const { rows } = await db.query<{ id: number }>(
-    `INSERT INTO api_tokens (user_id, created_by, name, token_hash, scopes, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-    [input.userId, input.createdBy, input.name, hashSecret(token), input.scopes, input.expiresAt],
+    `INSERT INTO api_tokens (user_id, created_by, name, token_hash, scopes, expires_at, session_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+    [input.userId, input.createdBy, input.name, hashSecret(token), input.scopes, input.expiresAt, input.sessionId ?? null],
   );
   return { id: rows[0]!.id, token };
 }
@@ -118,4 +122,36 @@ export async function listTokens(db: pg.Pool, userId: number): Promise<TokenRow[
     [userId],
   );
   return rows;
+}
+
+/**
+ * Whose tokens a user manages in the app: the owner's (the club's when acting for one), and of
+ * those only the ones `createdBy` made when set (a club member below officer level). Tokens of
+ * browser sessions are never among them.
+ */
+export interface TokenKeeper {
+  ownerId: number;
+  createdBy: number | null;
+}
+
+/** The keeper's live tokens (revoked ones left out; expired ones kept, to be seen and removed), oldest first. */
+export async function listKeptTokens(db: Queryable, keeper: TokenKeeper): Promise<TokenRow[]> {
+  const { rows } = await db.query<TokenRow>(
+    `SELECT id, user_id, created_by, name, scopes, expires_at, revoked_at, created_at, last_used_at
+       FROM api_tokens
+      WHERE user_id = $1 AND ($2::int IS NULL OR created_by = $2) AND session_id IS NULL AND revoked_at IS NULL
+      ORDER BY id`,
+    [keeper.ownerId, keeper.createdBy],
+  );
+  return rows;
+}
+
+/** Revokes one of the keeper's tokens (the sql/014 trigger then ends its live sockets); false when it is not theirs. */
+export async function revokeKeptToken(db: Queryable, keeper: TokenKeeper, id: number): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE api_tokens SET revoked_at = now()
+      WHERE id = $1 AND user_id = $2 AND ($3::int IS NULL OR created_by = $3) AND session_id IS NULL AND revoked_at IS NULL`,
+    [id, keeper.ownerId, keeper.createdBy],
+  );
+  return (rowCount ?? 0) > 0;
 }

@@ -1,4 +1,5 @@
-import { createUser } from '../accounts/users.js';
+import { createUser, setPassword } from '../accounts/users.js';
+import { hashPassword, MAX_PASSWORD_LENGTH, passwordProblem } from '../auth/passwords.js';
 import { addClubMember, parseClubLevel, removeClubMember } from '../accounts/clubs.js';
 import { createStation } from '../accounts/stations.js';
 import { stationPlace, type StationPlace } from '../accounts/stationDefaults.js';
@@ -7,14 +8,36 @@ import { optionalInteger, optionalString, parseId, requireId, requireString, Usa
 
 const json = { json: { type: 'boolean' } } as const;
 
+/**
+ * The password piped to the command (one line; its line ending dropped), hashed. Never taken
+ * from an option: options show in the process list and the shell's history.
+ */
+async function passwordFromStdin(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write('Password (ends at the line break, shown as typed): ');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_PASSWORD_LENGTH * 4 + 2) throw new UsageError(`the password on standard input may be at most ${MAX_PASSWORD_LENGTH} characters long`);
+    chunks.push(chunk);
+  }
+  const password = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  const problem = passwordProblem(password);
+  if (problem) throw new UsageError(`${problem} Pipe it on standard input, e.g. printf '%s' "$PASSWORD" | logbook user set-password --user ID`);
+  return hashPassword(password);
+}
+
 export const userAdd: Command = {
   name: 'user add',
-  usage: 'user add --username U --callsign C [--email E] [--firstname F] [--lastname L] [--locator G] [--language L] [--club] [--admin] [--json]',
+  usage: 'user add --username U --callsign C [--password-stdin] [--email E] [--firstname F] [--lastname L] [--locator G] [--language L] [--club] [--admin] [--json]',
   options: {
     ...json, username: { type: 'string' }, callsign: { type: 'string' }, email: { type: 'string' }, firstname: { type: 'string' },
     lastname: { type: 'string' }, locator: { type: 'string' }, language: { type: 'string' }, club: { type: 'boolean' }, admin: { type: 'boolean' },
+    'password-stdin': { type: 'boolean' },
   },
   async run({ values, database, result }) {
+    if (values['password-stdin'] && values.club) throw new UsageError('a clubstation account does not sign in: --password-stdin and --club exclude each other');
+    const passwordHash = values['password-stdin'] ? await passwordFromStdin() : undefined;
     const db = await database();
     const id = await createUser(db.pool, {
       username: requireString(values, 'username'),
@@ -26,8 +49,22 @@ export const userAdd: Command = {
       language: optionalString(values, 'language'),
       isClub: values.club === true,
       isAdmin: values.admin === true,
+      passwordHash,
     });
     result({ id }, `user ${id} created`);
+  },
+};
+
+export const userSetPassword: Command = {
+  name: 'user set-password',
+  usage: 'user set-password --user ID [--json]   (the password on standard input)',
+  options: { ...json, user: { type: 'string' } },
+  async run({ values, database, result }) {
+    const userId = requireId(values, 'user');
+    const passwordHash = await passwordFromStdin();
+    const db = await database();
+    if (!(await setPassword(db.pool, userId, passwordHash))) throw new Error(`no user ${userId}`);
+    result({ user_id: userId, sessions_ended: true }, `password of user ${userId} set; their browser sessions are ended`);
   },
 };
 

@@ -23,8 +23,13 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     summary: 'create a user account',
     flags: {
       username: 'login name (unique)', callsign: 'the user\'s callsign', email: 'e-mail address', firstname: 'first name', lastname: 'last name',
-      locator: 'Maidenhead locator', language: 'user interface language', club: 'a clubstation account', admin: 'an instance administrator', ...json,
+      locator: 'Maidenhead locator', language: 'user interface language', club: 'a clubstation account', admin: 'an instance administrator',
+      'password-stdin': 'read the sign-in password (10 characters or more) from standard input', ...json,
     },
+  },
+  'user set-password': {
+    summary: 'set a user\'s sign-in password, read from standard input; ends their browser sessions',
+    flags: { user: 'user id', ...json },
   },
   'club member add': {
     summary: 'make a user a member of a clubstation',

@@ -4,7 +4,7 @@ import { ConfigError } from '../config.js';
 import { createLogger } from '../log.js';
 import { UsageError, type Command, type OptionValues } from './command.js';
 import { commandHelp, overview } from './help.js';
-import { clubMemberAdd, clubMemberRemove, logbookAdd, stationAdd, userAdd } from './accountCommands.js';
+import { clubMemberAdd, clubMemberRemove, logbookAdd, stationAdd, userAdd, userSetPassword } from './accountCommands.js';
 import { keyCreate, tokenCreate, tokenList, tokenRevoke } from './tokenCommands.js';
 import { migrateCommand, serveCommand } from './serverCommands.js';
 import { exportCommand, importCommand } from './importExportCommands.js';
@@ -12,7 +12,7 @@ import { workerCommand } from './workerCommand.js';
 import { appVersion } from '../version.js';
 
 export const commands: Command[] = [
-  serveCommand, migrateCommand, userAdd, clubMemberAdd, clubMemberRemove, stationAdd, logbookAdd,
+  serveCommand, migrateCommand, userAdd, userSetPassword, clubMemberAdd, clubMemberRemove, stationAdd, logbookAdd,
   tokenCreate, tokenRevoke, tokenList, keyCreate, importCommand, exportCommand, workerCommand,
 ];
 

@@ -83,7 +83,7 @@ export const keyCreate: Command = {
   async run({ values, database, result }) {
     if (values.rw && values.ro) throw new UsageError('--rw and --ro exclude each other');
     const db = await database();
-    const key = await createKey(db.pool, requireId(values, 'user'), values.ro ? 'r' : 'rw');
+    const { key } = await createKey(db.pool, requireId(values, 'user'), values.ro ? 'r' : 'rw');
     result({ key }, `v1 key: ${key}\n(shown once; only its hash is stored)`);
   },
 };

@@ -16,13 +16,14 @@ import type { ResourceDefinition } from './v2/resource.js';
 import { v1Router } from './v1/router.js';
 import { liveRouter } from './live/router.js';
 import { webAppRouter } from './webApp/router.js';
+import { appRouter } from './app/router.js';
 import { trustedProxies } from './clientAddress.js';
 
 export interface AppOptions {
   resources?: ResourceDefinition[];
 }
 
-/** The Koa application: logging → CORS → stalled clients dropped → errors → gzip → query scope (abandoned requests stop) → v2 space → openapi/manifest/metrics → v1 → live page → browser app → 404. */
+/** The Koa application: logging → CORS → stalled clients dropped → errors → gzip → query scope (abandoned requests stop) → v2 space → openapi/manifest/metrics → v1 → live page → the app's session endpoints → browser app → 404. */
 export function createApp(services: Services, options: AppOptions = {}): Koa {
   const resources = options.resources ?? v2Resources;
   const app = new Koa();
@@ -56,6 +57,7 @@ export function createApp(services: Services, options: AppOptions = {}): Koa {
   app.use(router.routes());
   app.use(v1Router(services).routes());
   app.use(liveRouter(services).routes());
+  app.use(appRouter(services).routes());
   app.use(webAppRouter().routes());
   app.use(async (ctx) => {
     if (ctx.method === 'OPTIONS') {

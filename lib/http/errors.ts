@@ -1,4 +1,7 @@
-/** The error codes of the v2 interface (SPEC.md "Errors"), plus payload_too_large for the body limit. */
+/**
+ * The error codes of the v2 interface (SPEC.md "Errors"), plus payload_too_large for the body
+ * limit, and those of the browser app's session endpoints (docs/app-session.md).
+ */
 export type ErrorCode =
   | 'validation_error'
   | 'invalid_json'
@@ -15,7 +18,11 @@ export type ErrorCode =
   | 'cursor_expired'
   | 'payload_too_large'
   | 'rate_limited'
-  | 'internal_error';
+  | 'internal_error'
+  | 'invalid_credentials'
+  | 'signed_out'
+  | 'csrf'
+  | 'cross_origin';
 
 export type ErrorDetails = Record<string, unknown>;
 

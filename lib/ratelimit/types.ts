@@ -30,6 +30,10 @@ export interface RateLimitStore {
  */
 export const PRE_AUTH_BUCKET = 'api_v2_auth';
 
+/** Failed sign-ins to the browser app, per account name and per client address (config `sign_in_limits`). */
+export const SIGN_IN_ACCOUNT_BUCKET = 'sign_in_account';
+export const SIGN_IN_ADDRESS_BUCKET = 'sign_in_address';
+
 /** Exact bucket name, then `default`, else unlimited (SPEC.md "Limits" 3). */
 export function limitFor(limits: RateLimitMap, bucket: string): RateLimit | null {
   if (!limits) return null;

@@ -88,7 +88,7 @@ t.test('batched credential look-ups', async (t) => {
   });
 
   t.test('v1 keys: answered by hash, unknown and malformed keys are no key', async (t) => {
-    const key = await createKey(pool, good.userId, 'rw');
+    const { key } = await createKey(pool, good.userId, 'rw');
     const lookup = new BatchedLookup((hashes) => lookupKeys(pool, hashes));
     const [known, unknown] = await Promise.all([lookup.get(keyHash(key)!), lookup.get(keyHash('wl0000')!)]);
     t.match(known, { userId: good.userId, rights: 'rw', stations: [{ id: good.stationId, userId: good.userId }] });

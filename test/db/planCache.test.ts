@@ -31,7 +31,7 @@ t.test('the statements of a small request keep one plan per connection', async (
   const db = await testDatabase(t);
   const operator = await createOperator(db.pool);
   const station = await loadTargetStation(db.pool, operator.stationId);
-  const key = await createKey(db.pool, operator.userId, 'rw');
+  const { key } = await createKey(db.pool, operator.userId, 'rw');
   // One connection: every execution below is on the backend whose plans are counted.
   const connection = new pg.Pool({ ...db.pool.options, max: 1 });
   // Ended here, before the test database is dropped (its teardown comes first): a connection

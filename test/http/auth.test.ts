@@ -53,7 +53,7 @@ t.test('v2 authentication', async (t) => {
   });
 
   t.test('a v1 key is not a v2 token', async (t) => {
-    const key = await createKey(db, op.userId, 'rw');
+    const { key } = await createKey(db, op.userId, 'rw');
     const res = await server.request('/api/v2/qso', { token: key });
     t.equal(res.status, 401);
     t.equal(res.body.error.code, 'invalid_token');
@@ -102,7 +102,7 @@ t.test('v2 authentication', async (t) => {
     t.equal((await server.request('/api/v2/qso', { token: used.token })).status, 401);
     t.same(await lastUse(), before, 'a refused token is not marked used');
 
-    const key = await createKey(db, op.userId, 'r');
+    const { key } = await createKey(db, op.userId, 'r');
     const keyUse = async () => (await db.query('SELECT last_used_at, xmin::text FROM api_keys WHERE key_hash = $1', [hashSecret(key)])).rows[0];
     const auth = () => server.request(`/api/auth/${key}`);
     await auth();

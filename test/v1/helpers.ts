@@ -4,8 +4,8 @@ import type { TestResponse, TestServer } from '../helpers/server.js';
 import { insertQsos, type QsoRow } from '../helpers/qsoRows.js';
 
 /** A v1 key of `userId` (the club for club keys, then `createdBy` is the member). */
-export function v1Key(db: pg.Pool, userId: number, rights: KeyRights = 'rw', createdBy = userId): Promise<string> {
-  return createKey(db, userId, rights, createdBy);
+export async function v1Key(db: pg.Pool, userId: number, rights: KeyRights = 'rw', createdBy = userId): Promise<string> {
+  return (await createKey(db, userId, rights, createdBy)).key;
 }
 
 /** Both path forms a v1 call answers on, the second with index.php and a trailing slash. */
