@@ -19,6 +19,7 @@ export async function exportAdif(query, progress) {
     done += page.exported;
     progress(done);
   }
+  if (!done) throw new Error('No QSOs match the filter: nothing to export.');
   const url = URL.createObjectURL(new Blob(parts, { type: 'text/plain' }));
   const link = document.createElement('a');
   link.href = url;

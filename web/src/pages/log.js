@@ -72,7 +72,7 @@ export function Log({ stations }) {
       <${ErrorLine} error=${exporting && exporting.error} />
     </div>
     <${ErrorLine} error=${list.error} />
-    ${meta ? html`<p class="count" role="status">${number(meta.total)} QSOs${meta.total_pages > 1 ? ` · page ${page} of ${number(meta.total_pages)}` : ''}</p>` : null}
+    ${meta ? html`<p class="count" role="status">${number(meta.total)} ${meta.total === 1 ? 'QSO' : 'QSOs'}${meta.total_pages > 1 ? ` · page ${number(meta.page)} of ${number(meta.total_pages)}` : ''}</p>` : null}
     <div class="scroll"><table class="log">
       <thead><tr><th>Date / time UTC</th><th>Call</th><th>Band</th><th>Mode</th><th class="wide">MHz</th><th class="wide">RST s/r</th><th class="wide">Location</th><th>Confirmed</th></tr></thead>
       <tbody>${(list.data ? list.data.data : []).map((q) => html`<tr data-qso-id=${q.id}>
