@@ -7,7 +7,7 @@ import { createClub } from '../helpers/fixtures.js';
 import { addClubMember } from '../../lib/accounts/clubs.js';
 import { SECRET, startTestWorker } from '../helpers/worker.js';
 import { adifDocument } from '../upload/helpers.js';
-import { appOperator, chromiumMissing, launchBrowser, shoot, signIn, watchedPage } from '../helpers/browser.js';
+import { PASSWORD, appOperator, chromiumMissing, launchBrowser, shoot, signIn, watchedPage } from '../helpers/browser.js';
 
 t.test('the browser app: pages and their security headers', async (t) => {
   const server = await startTestServer(t);
@@ -133,6 +133,17 @@ t.test('sign-in, upload, live, tokens, club switch and sign-out in headless Chro
   await page.getByLabel('Acting as').selectOption({ label: 'DL1APP (myself)' });
   await page.getByRole('cell', { name: home, exact: true }).waitFor();
 
+  // A password change ends the session: sign-in again, with the new password.
+  await page.getByRole('link', { name: 'Password' }).click();
+  await page.getByLabel('Current password').fill(PASSWORD);
+  await page.getByLabel('New password', { exact: true }).fill('a brand new password');
+  await page.getByLabel('New password again').fill('a brand new password');
+  await shoot(page, 'account');
+  await page.getByRole('button', { name: 'Change password' }).click();
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  t.equal((await server.request('/api/v2/station', { token: op.token })).status, 200, 'API tokens made by hand live on');
+  await signIn(page, op.username, 'a brand new password');
+
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('button', { name: 'Sign in' }).waitFor();
   await page.reload();
@@ -140,7 +151,7 @@ t.test('sign-in, upload, live, tokens, club switch and sign-out in headless Chro
   t.pass('signed out, also after a reload');
 
   await page.goto(server.url + '/api-docs');
-  await page.waitForSelector('.swagger-ui .title', { timeout: 15_000 });
+  await page.waitForSelector('.swagger-ui .title', { timeout: 30_000 });
   t.same(errors, [], 'no script errors and no CSP violations');
 });
 

@@ -145,7 +145,5 @@ t.test('the log, a QSO, statistics and the map in headless Chromium', { skip: ch
   t.same(logbooks.map((b: { name: string; station_ids: number[] }) => [b.name, b.station_ids.length]), [['Field days', 1]]);
   await shoot(page, 'logbooks');
 
-  await page.getByRole('link', { name: 'Password' }).click();
-  await shoot(page, 'account');
   t.same(errors, [], 'no script errors and no CSP violations');
 });

@@ -7,6 +7,7 @@ import { ErrorLine, useLoad } from '../ui.js';
 import { mhz, number, utc } from '../format.js';
 import { CONFIRMATIONS, received } from '../confirmations.js';
 import { exportAdif } from '../adifExport.js';
+import { DATE } from '../qsoForm.js';
 
 const PER_PAGE = 50;
 const EMPTY = { callsign: '', band: '', mode: '', qso_since: '', qso_until: '', qsl_filter: '', station_id: '' };
@@ -31,8 +32,8 @@ function Filters({ filter, stations, onApply }) {
     <label>Callsign <input name="callsign" value=${filter.callsign} autocapitalize="characters" /></label>
     <label>Band <input name="band" value=${filter.band} placeholder="20m" size="5" /></label>
     <label>Mode <input name="mode" value=${filter.mode} placeholder="SSB" size="6" /></label>
-    <label>From (UTC) <input name="qso_since" type="date" value=${filter.qso_since} /></label>
-    <label>To (UTC) <input name="qso_until" type="date" value=${filter.qso_until} /></label>
+    <label>From (UTC) <input name="qso_since" value=${filter.qso_since} ...${DATE} /></label>
+    <label>To (UTC) <input name="qso_until" value=${filter.qso_until} ...${DATE} /></label>
     <label>Confirmed by <select name="qsl_filter" value=${filter.qsl_filter}>
       <option value="">any or none</option>
       ${CONFIRMATIONS.map((c) => html`<option value=${c.key}>${c.label}</option>`)}
