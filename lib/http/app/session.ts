@@ -24,10 +24,13 @@ export function setSessionCookie(ctx: Context, secret: string | null, expires?: 
   ctx.cookies.set(SESSION_COOKIE, secret, { httpOnly: true, sameSite: 'strict', path: '/', secure: ctx.secure, overwrite: true, expires });
 }
 
-/** A request another origin's page made (`Origin` names another origin) is refused outright. */
+/**
+ * A request another origin's page made (`Origin` names another origin than this server's, as the
+ * client reached it: behind trusted proxies, their X-Forwarded-Proto and -Host) is refused outright.
+ */
 export function refuseCrossOrigin(ctx: Context): void {
   const origin = ctx.get('origin');
-  if ((origin && origin !== ctx.origin) || ctx.get('sec-fetch-site') === 'cross-site') {
+  if ((origin && origin !== `${ctx.protocol}://${ctx.host}`) || ctx.get('sec-fetch-site') === 'cross-site') {
     throw new ApiError(403, 'cross_origin', 'Requests from another site are refused here.');
   }
 }
