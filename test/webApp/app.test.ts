@@ -66,7 +66,7 @@ t.test('sign-in, upload, live, tokens, club switch and sign-out in headless Chro
   // Upload, with its options.
   await page.getByRole('link', { name: 'Upload' }).click();
   t.match(await page.locator('#upload-station').textContent(), /Home/, 'station locations offered by name');
-  await page.getByLabel('QSOs already in the log').selectOption('confirm');
+  await page.getByLabel('Records already in the log').selectOption('skip');
   await page.setInputFiles('#upload-file', { name: 'log.adi', mimeType: 'text/plain', buffer: Buffer.from(adifDocument(3) + '<CALL:4>K1ZZ<EOR>\n') });
   await page.getByRole('button', { name: 'Upload' }).click();
   await page.locator('#upload-summary').waitFor({ timeout: 15_000 });

@@ -33,7 +33,7 @@ function Editor({ qso, stations, onSaved }) {
     }
   };
   return html`
-    <p class="facts">${qso.country || 'no DXCC entity'}${qso.cqz ? ' · CQ ' + qso.cqz : ''}${qso.station_callsign ? ' · worked as ' + qso.station_callsign : ''} <${Badges} qso=${qso} /></p>
+    <p class="facts">${qso.country || (qso.dxcc ? 'DXCC entity ' + qso.dxcc : 'no DXCC entity')}${qso.cqz ? ' · CQ ' + qso.cqz : ''}${qso.station_callsign ? ' · worked as ' + qso.station_callsign : ''} <${Badges} qso=${qso} /></p>
     <${QsoForm} form=${form} stations=${stations} onSubmit=${save} submitLabel="Save" />
     <p role="status">${status.note || ''}</p>
     <${ErrorLine} error=${status.error} />

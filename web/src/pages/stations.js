@@ -44,7 +44,7 @@ export function Stations({ stations, reloadStations }) {
     <div class="scroll"><table>
       <thead><tr><th>Name</th><th>Callsign</th><th>Grid</th><th class="wide">Entity</th><th class="wide">CQ / ITU</th><th>Active</th><th></th></tr></thead>
       <tbody>${stations.map((s) => html`<tr>
-        <td>${s.name}</td><td>${s.callsign}</td><td>${s.gridsquare}</td><td class="wide">${s.country}</td><td class="wide">${s.cq} / ${s.itu}</td>
+        <td>${s.name}</td><td>${s.callsign}</td><td>${s.gridsquare}</td><td class="wide">${s.country}</td><td class="wide">${s.cq ?? "–"} / ${s.itu ?? "–"}</td>
         <td>${s.active ? 'active' : html`<button type="button" onClick=${() => activate(s)} aria-label=${'Make ' + s.name + ' active'}>Make active</button>`}</td>
         <td><button type="button" onClick=${() => setEditing(s)} aria-label=${'Edit ' + s.name}>Edit</button></td></tr>`)}</tbody>
     </table></div>

@@ -13,7 +13,7 @@ function splitMessage(message) {
   return match ? { place: match[1], kind: match[2] } : { place: '', kind: message };
 }
 
-function Summary({ summary, dryRun }) {
+function Summary({ summary, verdict }) {
   const groups = new Map();
   for (const message of summary.messages || []) {
     const { place, kind } = splitMessage(message);
@@ -21,8 +21,8 @@ function Summary({ summary, dryRun }) {
     if (place) groups.get(kind).push(place);
   }
   return html`<div id="upload-summary" class="summary">
-    <h2>${dryRun ? 'Dry run: nothing was stored' : 'Import finished'}</h2>
-    <dl>${COUNTS.filter((k) => typeof summary[k] === 'number').map((k) => html`<dt>${dryRun && k === 'imported' ? 'would import' : k}</dt><dd data-count=${k}>${summary[k]}</dd>`)}</dl>
+    <h2>${verdict}</h2>
+    <dl>${COUNTS.filter((k) => typeof summary[k] === 'number').map((k) => html`<dt>${summary.dryrun && k === 'imported' ? 'would import' : k}</dt><dd data-count=${k}>${summary[k]}</dd>`)}</dl>
     ${groups.size ? html`<h3>Messages</h3><ul id="summary-messages">${[...groups].map(([kind, places]) => html`
       <li class=${/no stored QSO|unmatched|matches no/i.test(kind) ? 'unmatched' : ''}>${kind}${places.length ? ' — ' + places.length + '×: ' + places.join('; ') : ''}</li>`)}</ul>` : null}
   </div>`;
@@ -46,7 +46,8 @@ export function Upload({ stations }) {
         setJob(now);
         if (now.state !== 'queued' && now.state !== 'running') {
           clearInterval(poll.current);
-          if (now.state !== 'done') setError(new Error('Import ' + now.state + ': ' + (now.error || '')));
+          // One verdict: the summary's heading when there is a summary, else the error line.
+          if (now.state !== 'done' && !now.summary) setError(new Error('Import ' + now.state + ': ' + (now.error || '')));
         }
       } catch (failure) { setError(failure); }
     }, 500);
@@ -58,9 +59,12 @@ export function Upload({ stations }) {
     setJob(null);
     if (!file) return setError(new Error('Choose a file first.'));
     const form = e.currentTarget;
-    const query = new URLSearchParams({ station_profile_id: form.station_profile_id.value, async: 'true', on_duplicate: form.on_duplicate.value });
+    const query = new URLSearchParams({ station_profile_id: form.station_profile_id.value, async: 'true' });
     if (form.dryrun.checked) query.set('dryrun', 'true');
-    if (form.insert_unmatched.checked) query.set('insert_unmatched', 'true');
+    // Empty choices are left to the server: it decides by what the file is (a download or not).
+    if (form.insert_unmatched.value) query.set('insert_unmatched', form.insert_unmatched.value);
+    if (form.on_duplicate.value) query.set('on_duplicate', form.on_duplicate.value);
+    if (form.strict_callsign.checked) query.set('strict_callsign', 'true');
     const xhr = new XMLHttpRequest();
     xhr.open('POST', '/api/v2/qso?' + query);
     for (const [name, value] of Object.entries(bearer())) xhr.setRequestHeader(name, value);
@@ -89,13 +93,19 @@ export function Upload({ stations }) {
     <form id="upload-form" onSubmit=${submit}>
       <label>Station location <select id="upload-station" name="station_profile_id" required value=${active ? String(active.id) : ''}>
         ${stations.map((s) => html`<option value=${String(s.id)}>${s.name} (${s.callsign})</option>`)}</select></label>
-      <label>QSOs already in the log <select id="upload-duplicates" name="on_duplicate">
-        <option value="skip">skip them</option>
-        <option value="confirm">take their confirmations (QSL, LoTW …)</option>
-        <option value="merge">take their confirmations and fill empty fields</option>
-      </select></label>
-      <label class="check"><input id="upload-unmatched" name="insert_unmatched" type="checkbox" /> Insert confirmations that match no QSO in the log</label>
       <label class="check"><input id="upload-dryrun" name="dryrun" type="checkbox" /> Dry run (check only, store nothing)</label>
+      <label>Records of a download that match no QSO in the log <select id="upload-unmatched" name="insert_unmatched">
+        <option value="">by the download (QRZ, Club Log, or an empty location: stored; LoTW, eQSL: reported)</option>
+        <option value="true">store them as new QSOs</option>
+        <option value="false">only report them</option>
+      </select></label>
+      <label>Records already in the log <select id="upload-duplicates" name="on_duplicate">
+        <option value="">by the file: a download confirms them, any other file skips them</option>
+        <option value="skip">skip them</option>
+        <option value="confirm">apply their confirmations</option>
+        <option value="merge">apply their confirmations and fill empty fields</option>
+      </select></label>
+      <label class="check"><input id="upload-strict" name="strict_callsign" type="checkbox" /> Refuse records of another station callsign than the location's</label>
       <label id="drop" class=${'drop' + (over ? ' over' : '')}
         onDragOver=${(e) => { e.preventDefault(); setOver(true); }} onDragLeave=${() => setOver(false)}
         onDrop=${(e) => { e.preventDefault(); setOver(false); pick(e.dataTransfer.files[0]); }}>
@@ -112,6 +122,7 @@ export function Upload({ stations }) {
       ${running ? html`<button type="button" onClick=${cancel}>Cancel import</button>` : null}
     </div>` : null}
     <${ErrorLine} error=${error} />
-    ${job && job.summary ? html`<${Summary} summary=${job.summary} dryRun=${job.dryrun} />` : null}
+    ${job && job.summary ? html`<${Summary} summary=${{ ...job.summary, dryrun: job.dryrun }}
+      verdict=${job.state !== 'done' ? 'Import ' + job.state + ': ' + (job.error || '') : job.dryrun ? 'Dry run: nothing was stored' : 'Import finished'} />` : null}
   </section>`;
 }
