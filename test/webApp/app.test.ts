@@ -166,5 +166,13 @@ t.test('the live page says plainly that live updates are not configured', { skip
   await page.getByText('Live updates are not configured on this server.').waitFor();
   t.match(await page.locator('#live-status').textContent(), /logbook worker.*worker\.url.*worker\.secret.*worker\.public_url/s, 'and how to turn them on');
   await shoot(page, 'live-not-configured');
+
+  // The plain /live page, for holders of a token only: the same plain answer.
+  await page.goto(server.url + '/live');
+  await page.getByLabel('v2 token').fill(op.token);
+  await page.getByLabel('topic').fill(`qsos_user.${op.userId}`);
+  await page.getByRole('button', { name: 'Connect' }).click();
+  await page.locator('#status').filter({ hasText: 'not configured' }).waitFor();
+  t.match(await page.locator('#status').textContent(), /logbook worker.*worker\.url/s, '/live says how to turn live updates on');
   t.same(errors, []);
 });

@@ -49,8 +49,8 @@ export const livePage = `<!doctype html>
     return body.data;
   };
   const NOT_CONFIGURED = 'Live updates are not configured on this server. To turn them on, the operator runs the '
-    + 'live-update worker (logbook worker) and sets worker.url, worker.secret and worker.public_url in the server\'s '
-    + 'configuration (README, "Configuration"; docs/worker.md), then restarts logbook serve.';
+    + 'live-update worker (logbook worker) and sets worker.url, worker.secret and worker.public_url in the configuration '
+    + 'of the server (README, "Configuration"; docs/worker.md), then restarts logbook serve.';
 
   // Locations by name: the token's locations, read once per connection.
   let names = null;
