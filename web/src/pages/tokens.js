@@ -37,7 +37,8 @@ function NewToken({ onCreated }) {
     <h2>New API token (v2)</h2>
     <label>Token name <input name="token_name" required maxlength="100" /></label>
     <fieldset><legend>Scopes</legend><div class="scopes">
-      ${(scopes.data ? scopes.data.scopes : []).map((s) => html`<label class="check"><input type="checkbox" name="scope" value=${s.name} /> <span><code>${s.name}</code> ${s.description}</span></label>`)}
+      ${(scopes.data ? scopes.data.scopes : []).map((s) => html`<label class=${'check' + (s.grantable === false ? ' muted' : '')} title=${s.grantable === false ? 'Not yours to grant here' : ''}>
+        <input type="checkbox" name="scope" value=${s.name} disabled=${s.grantable === false} /> <span><code>${s.name}</code> ${s.description}</span></label>`)}
     </div></fieldset>
     <label>Expires <select name="expires">
       <option value="30">in 30 days</option><option value="90">in 90 days</option><option value="365">in 365 days</option><option value="never">never</option>
