@@ -115,9 +115,22 @@ async function sweepSessions(db: pg.Pool, settings: SessionSettings): Promise<vo
   );
 }
 
-/** A new session for a user who just proved their password: the cookie's secret and the session. */
-export async function startSession(db: pg.Pool, user: AppUser, settings: SessionSettings): Promise<{ secret: string; session: Session }> {
+/** Sessions one user may hold at once; a sign-in beyond ends their least recently used one. */
+export const MAX_SESSIONS_PER_USER = 20;
+
+/**
+ * A new session for a user who just proved their password: the cookie's secret and the session.
+ * The session the browser held before (`previous`, its old cookie) ends.
+ */
+export async function startSession(db: pg.Pool, user: AppUser, settings: SessionSettings, previous?: string): Promise<{ secret: string; session: Session }> {
   await sweepSessions(db, settings);
+  const previousHash = secretHash(previous);
+  if (previousHash) await db.query('DELETE FROM app_sessions WHERE id_hash = $1', [previousHash]);
+  await db.query(
+    `DELETE FROM app_sessions WHERE id IN (
+       SELECT id FROM app_sessions WHERE user_id = $1 ORDER BY last_seen_at DESC OFFSET $2)`,
+    [user.id, MAX_SESSIONS_PER_USER - 1],
+  );
   const secret = randomBytes(32).toString('base64url');
   const csrf = randomBytes(32).toString('base64url');
   const { rows } = await db.query<{ id: string }>(

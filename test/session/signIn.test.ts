@@ -55,6 +55,10 @@ t.test('sign-in, the session, sign-out', async (t) => {
     t.equal(app.cookie, null);
     const same = await app.call('POST', '/app/session', { json: { username: ann.username, password: PASSWORD }, headers: { origin: server.url } });
     t.equal(same.status, 200, 'the own origin is fine');
+    const first = app.cookie;
+    await app.signIn(ann.username);
+    app.cookie = first;
+    t.equal((await app.call('GET', '/app/session')).status, 401, 'signing in again ends the session the browser held');
   });
 
   t.test('every call but the session ones needs the X-CSRF-Token header', async (t) => {

@@ -112,6 +112,13 @@ t.test('tokens, keys and the club switch from the app', async (t) => {
     t.equal(rows[0].created_by, ann.userId, 'made by the member');
     t.match((await app.call('GET', '/app/tokens')).body.tokens, [{ id: made.body.id, club_id: clubId }]);
 
+    await db.query('DELETE FROM club_members WHERE club_id = $1 AND user_id = $2', [clubId, ann.userId]);
+    const withdrawn = await app.call('GET', '/app/session', { csrf: false });
+    t.same([withdrawn.body.acting_as, withdrawn.body.clubs], [null, []], 'a withdrawn membership puts the session back on the own account');
+    t.equal((await server.request('/api/v2/token', { token: withdrawn.body.api_token })).body.data.user_id, ann.userId);
+    await addClubMember(db, clubId, ann.userId, 3);
+    await app.call('POST', '/app/acting-as', { json: { club_id: clubId } });
+
     const back = await app.call('POST', '/app/acting-as', { json: { club_id: null } });
     t.equal(back.body.acting_as, null);
     t.equal((await server.request('/api/v2/token', { token: back.body.api_token })).body.data.user_id, ann.userId);

@@ -32,7 +32,7 @@ export function appRouter(services: Services): Router {
     const username = stringField(body, 'username');
     const password = stringField(body, 'password');
     const user = await signIn(services, clientAddress(ctx, services.config), username, password);
-    const { secret, session } = await startSession(services.db, user, settings);
+    const { secret, session } = await startSession(services.db, user, settings, ctx.cookies.get(SESSION_COOKIE));
     setSessionCookie(ctx, secret, new Date(Date.now() + settings.absoluteSeconds * 1000));
     ctx.body = await sessionBody(services, session);
   });
