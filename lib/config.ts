@@ -34,6 +34,19 @@ export interface ImportJobsConfig {
   max_spool_bytes: number;
   /** Jobs one process imports at the same time; the others wait queued. */
   concurrency: number;
+  /**
+   * Seconds a job's process may go without renewing its heartbeat before any process fails the
+   * job (its process is taken as gone, whatever its host) and its spool stops counting.
+   */
+  lease_seconds: number;
+}
+
+/** Uploads (POST /api/v2/qso bodies that are decompressed, parsed as documents or forms, or spooled) read at once. */
+export interface UploadsConfig {
+  /** In one process; one more is 503 with Retry-After. */
+  max_concurrent: number;
+  /** Of one owner in one process; one more is 429 with Retry-After. */
+  max_concurrent_per_owner: number;
 }
 
 /** Failed sign-ins allowed per account and per client address (lib/http/app/signIn.ts). */
@@ -58,6 +71,7 @@ export interface Config {
   change_retention_days: number;
   metrics: { enabled: boolean; path: string };
   import_jobs: ImportJobsConfig;
+  uploads: UploadsConfig;
   /**
    * Reverse proxies in front of the server (true = 1): the client address is the one the
    * outermost trusted proxy appended to X-Forwarded-For (lib/http/clientAddress.ts).
@@ -158,6 +172,17 @@ const configSchema: JSONSchemaType<ConfigFile> = {
         max_active_per_owner: { type: 'integer', minimum: 1, maximum: 100, nullable: true },
         max_spool_bytes: { type: 'integer', minimum: 1024, nullable: true },
         concurrency: { type: 'integer', minimum: 1, maximum: 16, nullable: true },
+        lease_seconds: { type: 'integer', minimum: 5, maximum: 3600, nullable: true },
+      },
+    },
+    uploads: {
+      type: 'object',
+      nullable: true,
+      additionalProperties: false,
+      required: [],
+      properties: {
+        max_concurrent: { type: 'integer', minimum: 1, maximum: 1000, nullable: true },
+        max_concurrent_per_owner: { type: 'integer', minimum: 1, maximum: 1000, nullable: true },
       },
     },
   },
@@ -205,7 +230,8 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env, context: Con
     max_bulk_qsos: 10_000,
     change_retention_days: 90,
     metrics: { enabled: true, path: '/metrics' },
-    import_jobs: { max_active_per_owner: 3, max_spool_bytes: 4 * 1024 * 1024 * 1024, concurrency: 1 },
+    import_jobs: { max_active_per_owner: 3, max_spool_bytes: 4 * 1024 * 1024 * 1024, concurrency: 1, lease_seconds: 30 },
+    uploads: { max_concurrent: 8, max_concurrent_per_owner: 2 },
     trust_proxy: false,
     statement_timeout_ms: 30_000,
     response_stall_timeout_ms: 30_000,
@@ -234,6 +260,7 @@ export function buildConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
     metrics: { ...base.metrics, ...file.metrics },
     import_jobs: { ...base.import_jobs, ...file.import_jobs },
     sign_in_limits: { ...base.sign_in_limits, ...file.sign_in_limits },
+    uploads: { ...base.uploads, ...file.uploads },
   };
   if (config.worker.url !== undefined && config.worker.urls !== undefined) {
     throw new ConfigError('config: worker.url and worker.urls exclude each other; list every worker in worker.urls');

@@ -25,6 +25,7 @@ import { lookupKeys } from './auth/keys.js';
 import { ImportJobs } from './import/jobs/jobRunner.js';
 import { logbookHome } from './db/embedded.js';
 import { prepareSpoolFolder } from './http/spool.js';
+import { UploadSlots } from './http/upload/uploadSlots.js';
 import { READ_AHEAD_PAGES, ReadAheadBudget } from './http/readAhead.js';
 
 const noEvents: EventPublisher = { publish: () => undefined, close: async () => undefined };
@@ -96,6 +97,7 @@ export function createServices(options: ServiceOptions & { spoolFolder: string }
       logger: options.logger.child({ component: 'import-jobs' }),
       events,
     }),
+    uploads: new UploadSlots({ perProcess: options.config.uploads.max_concurrent, perOwner: options.config.uploads.max_concurrent_per_owner }),
     version: appVersion,
     spoolFolder: options.spoolFolder,
   };

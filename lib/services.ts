@@ -10,6 +10,7 @@ import type { BatchedLookup } from './db/batchedLookup.js';
 import type { TokenRecord } from './auth/tokens.js';
 import type { V1Key } from './auth/keys.js';
 import type { ReadAheadBudget } from './http/readAhead.js';
+import type { UploadSlots } from './http/upload/uploadSlots.js';
 
 /** The look-ups that authenticate requests, by the presented secret's SHA-256 hash (over `db`). */
 export interface CredentialLookups {
@@ -50,6 +51,8 @@ export interface Services {
   qsoInserts: InsertBatcher;
   /** Background imports of spooled uploads. */
   importJobs: ImportJobs;
+  /** Places for the uploads this process reads at once (config `uploads`). */
+  uploads: UploadSlots;
   version: string;
   /** This process's folder for request text spooled to disk (lib/http/spool.ts). */
   spoolFolder: string;

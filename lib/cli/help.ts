@@ -12,6 +12,16 @@ interface CommandHelp {
 
 const json = { json: 'print exactly one JSON object instead of a sentence' };
 const config = { config: 'JSON configuration file (also $LOGBOOK_CONFIG)' };
+/** The Cabrillo header values (docs/cabrillo.md lists what each category accepts). */
+const CABRILLO_FLAG_HELP = {
+  'category-operator': 'SINGLE-OP (default), MULTI-OP or CHECKLOG', 'category-band': 'ALL, 160M … LIGHT (default: the one band of the log, else ALL)',
+  'category-mode': 'CW, DIGI, FM, RTTY, SSB or MIXED (default: from the log)', 'category-power': 'HIGH (default), LOW or QRP',
+  'category-station': 'FIXED (default), MOBILE, PORTABLE, …', 'category-transmitter': 'ONE (default), TWO, LIMITED, UNLIMITED or SWL',
+  'category-assisted': 'NON-ASSISTED (default) or ASSISTED', 'category-overlay': 'CLASSIC, ROOKIE, TB-WIRES, YOUTH, NOVICE-TECH or OVER-50',
+  'contest-name': 'CONTEST name when the sponsor wants another', club: 'CLUB', operators: 'OPERATORS (default: the QSOs\' operators)',
+  location: 'LOCATION (e.g. DX, or an ARRL section)', name: 'NAME', email: 'EMAIL', address: 'ADDRESS lines, separated by newlines (at most 6)',
+  soapbox: 'SOAPBOX lines, separated by newlines (at most 20)', 'claimed-score': 'CLAIMED-SCORE (written only when given)',
+};
 
 export const COMMAND_HELP: Record<string, CommandHelp> = {
   serve: {
@@ -68,8 +78,12 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     },
   },
   export: {
-    summary: 'export a station location as ADIF (stdout, or a file)',
-    flags: { station: 'station location id', 'since-id': 'only QSOs with an id above N', output: 'write to FILE (gzip when it ends in .gz)', ...json },
+    summary: 'export a station location as ADIF, or a contest session as Cabrillo 3.0 (stdout, or a file)',
+    flags: {
+      station: 'station location id', 'since-id': 'only QSOs with an id above N', output: 'write to FILE (gzip when it ends in .gz)', ...json,
+      contest: 'contest session id (with --cabrillo)', cabrillo: 'write the contest session as a Cabrillo 3.0 log; its checks go to stderr',
+      ...CABRILLO_FLAG_HELP,
+    },
   },
   worker: {
     summary: 'run the live-update worker (WebSockets)',

@@ -6,7 +6,8 @@ import { finished } from 'node:stream/promises';
 import type pg from 'pg';
 import { loadConfig } from '../config.js';
 import { DUPLICATE_POLICIES, isDuplicatePolicy, type DuplicatePolicy, type ImportSummary } from '../import/types.js';
-import { optionalString, requireId, UsageError, type Command } from './command.js';
+import { optionalString, parseId, requireId, UsageError, type Command } from './command.js';
+import { CABRILLO_FLAGS, CABRILLO_USAGE, exportCabrillo } from './cabrilloExport.js';
 import { gunzipIfCompressed } from './gzipInput.js';
 import { createProgressReporter, type ProgressReporter } from './progressReporter.js';
 import type { ExportFilter } from '../export/query.js';
@@ -141,9 +142,16 @@ async function exportToFile(db: pg.Pool, filter: ExportFilter, path: string, pro
 
 export const exportCommand: Command = {
   name: 'export',
-  usage: 'export --station ID [--since-id N] [-o FILE[.gz]] [--json]',
-  options: { json: { type: 'boolean' }, station: { type: 'string' }, 'since-id': { type: 'string' }, output: { type: 'string', short: 'o' } },
-  async run({ values, database, result }) {
+  usage: `export --station ID [--since-id N] [-o FILE[.gz]] [--json] | export ${CABRILLO_USAGE} [--json]`,
+  options: {
+    json: { type: 'boolean' }, station: { type: 'string' }, 'since-id': { type: 'string' }, output: { type: 'string', short: 'o' },
+    contest: { type: 'string' }, cabrillo: { type: 'boolean' }, ...CABRILLO_FLAGS,
+  },
+  async run(context) {
+    const { values, database, result } = context;
+    const contest = optionalString(values, 'contest');
+    if (contest !== undefined) return exportCabrillo(context, parseId(contest, '--contest'));
+    if (values.cabrillo === true) throw new UsageError('--cabrillo exports a contest session: add --contest ID');
     const stationId = requireId(values, 'station');
     const sinceId = parseSinceId(optionalString(values, 'since-id'));
     const path = optionalString(values, 'output');

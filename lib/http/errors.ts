@@ -1,6 +1,7 @@
 /**
  * The error codes of the v2 interface (SPEC.md "Errors"), plus payload_too_large for the body
- * limit, and those of the browser app's session endpoints (docs/app-session.md).
+ * limit, server_busy (503) for a process receiving its most uploads, and those of the browser
+ * app's session endpoints (docs/app-session.md).
  */
 export type ErrorCode =
   | 'validation_error'
@@ -18,6 +19,7 @@ export type ErrorCode =
   | 'cursor_expired'
   | 'payload_too_large'
   | 'rate_limited'
+  | 'server_busy'
   | 'internal_error'
   | 'invalid_credentials'
   | 'signed_out'

@@ -74,8 +74,10 @@ async function runImport(db: pg.Pool, input: Readable, options: ImportOptions, t
     });
     await pipeline(input, toRows(processor), staging, ...(options.signal ? [{ signal: options.signal }] : []));
     options.signal?.throwIfAborted();
+    const summary = summarize(processor, staging.stored, tally, dryRun);
+    if (!dryRun) await options.beforeCommit?.(client, summary);
     await client.query(dryRun ? 'ROLLBACK' : 'COMMIT');
-    return summarize(processor, staging.stored, tally, dryRun);
+    return summary;
   } catch (error) {
     failure = error as Error;
     await client.query('ROLLBACK').catch(() => undefined);

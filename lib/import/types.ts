@@ -1,4 +1,5 @@
 /** What the import entry points (pipeline.ts, insertOne.ts) take and return. */
+import type pg from 'pg';
 
 /** One QSO as a JSON client sends it (lower-case ADIF names) or the ADIF reader yields it (upper-case). */
 export type { RawRecord } from '../adif/normalize.js';
@@ -52,6 +53,11 @@ export interface ImportOptions {
   signal?: AbortSignal;
   /** Called as input is consumed (per chunk of an ADIF document, per batch of JSON records; `bytes` is 0 for JSON records). */
   onProgress?: (progress: { records: number; bytes: number }) => void;
+  /**
+   * Called in the import's transaction after the last record, before COMMIT (never in a dry
+   * run): what it writes commits with the QSOs or not at all, and a throw rolls the import back.
+   */
+  beforeCommit?: (client: pg.PoolClient, summary: ImportSummary) => Promise<void>;
 }
 
 export interface ImportSummary {

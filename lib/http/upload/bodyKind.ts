@@ -29,16 +29,28 @@ export async function bodyKind(type: string, contentType: string, body: Readable
   });
 }
 
-/** The first non-blank character of `body` (null when it is empty); what was read is put back. */
+/** Bytes a body without a telling media type may start with before its first non-blank byte. */
+export const SNIFF_BYTES = 64 * 1024;
+
+const isBlank = (byte: number) => byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d || byte === 0xef || byte === 0xbb || byte === 0xbf;
+
+/**
+ * The first non-blank character of `body` (null when it is empty); what was read is put back.
+ * At most SNIFF_BYTES (plus one chunk) are held: a body blank that far is 400.
+ */
 async function firstByte(body: Readable): Promise<string | null> {
   const seen: Buffer[] = [];
+  let size = 0;
   let found: string | null = null;
   for await (const chunk of body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
     seen.push(chunk);
-    const at = chunk.findIndex((byte) => byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d && byte !== 0xef && byte !== 0xbb && byte !== 0xbf);
+    const at = chunk.findIndex((byte) => !isBlank(byte));
     if (at !== -1) {
       found = String.fromCharCode(chunk[at]!);
       break;
+    }
+    if ((size += chunk.length) > SNIFF_BYTES) {
+      throw new ApiError(400, 'validation_error', `The body's first ${SNIFF_BYTES} bytes are blank; send a document with its Content-Type (text/plain, application/json, …)`, { limit: SNIFF_BYTES });
     }
   }
   if (seen.length) body.unshift(Buffer.concat(seen));

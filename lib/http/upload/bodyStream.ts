@@ -28,7 +28,8 @@ export function decodedBody(req: IncomingMessage, limit: number): Readable {
     drain();
     counter.destroy(new ApiError(400, 'validation_error', `Request body is not valid gzip: ${error.message}`));
   });
-  counter.once('error', () => gunzip.destroy());
+  // However the body ends (read, failed, or dropped by its reader), the decoder stops with it.
+  counter.once('close', () => gunzip.destroy());
   // gunzip's writable side stops the request when the decoder falls behind, and the counter's
   // the decoder: back-pressure from whoever reads the body reaches the socket.
   return req.pipe(gunzip).pipe(counter);

@@ -1,22 +1,37 @@
 import type { Writable } from 'node:stream';
-import { validationError } from '../errors.js';
+import { ApiError, validationError } from '../errors.js';
 import { writeWithBackPressure } from '../../export/backPressure.js';
 
 /**
  * A streaming `multipart/form-data` reader (RFC 7578) for uploads as browser forms send them:
  * small text fields are collected, the one file part goes out chunk by chunk to the sink
- * `onFile` returns, with back-pressure; nothing but a delimiter's length of bytes is held back.
+ * `onFile` returns, with back-pressure. Every state holds a bounded number of bytes and looks at
+ * each byte a bounded number of times, so work is linear in the body and memory flat.
  */
 
 export interface MultipartHandlers {
-  /** A text field; values are short (at most MAX_FIELD_BYTES). */
+  /** A text field; values are short (see FORM_LIMITS). */
   onField(name: string, value: string): void;
   /** The file part starts: where its bytes go. The reader ends the sink after the last byte. */
   onFile(field: string, filename: string): Promise<Writable>;
 }
 
-const MAX_FIELD_BYTES = 64 * 1024;
-const MAX_HEADER_BYTES = 16 * 1024;
+/** What a form may hold besides its file part (docs/security.md). */
+export const FORM_LIMITS = {
+  /** One text field's value. */
+  fieldBytes: 64 * 1024,
+  /** All text field values together. */
+  fieldsBytes: 256 * 1024,
+  /** Text fields in one form. */
+  fields: 100,
+  /** One part's header block. */
+  headerBytes: 16 * 1024,
+  /** Bytes before the first delimiter, and after the closing one. */
+  preambleBytes: 64 * 1024,
+  /** Transport padding (blanks) between a delimiter and its line break. */
+  paddingBytes: 256,
+} as const;
+
 const CRLF2 = Buffer.from('\r\n\r\n');
 
 /** The boundary of a `multipart/form-data` Content-Type; 400 when it has none. */
@@ -44,17 +59,25 @@ function partHeaders(raw: string): PartHeaders {
   return { name, filename: parameter('filename') };
 }
 
+const formTooLarge = (message: string, limit: number) => new ApiError(413, 'payload_too_large', message, { limit });
+
 type State = 'preamble' | 'afterDelimiter' | 'headers' | 'field' | 'file' | 'done';
 
-/** Reads the whole body; 400 for a malformed one, for a second file part, or a form without its closing delimiter. */
+/** Reads the whole body; 400 for a malformed one, for a second file part, or a form without its closing delimiter; 413 for fields beyond FORM_LIMITS. */
 export async function readMultipart(body: AsyncIterable<Buffer>, boundary: string, handlers: MultipartHandlers): Promise<{ file: boolean }> {
   const delimiter = Buffer.from(`\r\n--${boundary}`);
   // The first delimiter may open the body without a preceding line break.
   let pending: Buffer = Buffer.from('\r\n');
+  /** Bytes of `pending` already searched in the states that wait for a line break (never searched twice). */
+  let scanned = 0;
+  /** Bytes of the preamble or the epilogue seen so far. */
+  let outside = 0;
   let state: State = 'preamble';
   let part: PartHeaders | null = null;
   let field: Buffer[] = [];
   let fieldBytes = 0;
+  let fieldsBytes = 0;
+  let fields = 0;
   let sink: Writable | null = null;
   let sawFile = false;
 
@@ -63,8 +86,12 @@ export async function readMultipart(body: AsyncIterable<Buffer>, boundary: strin
     if (state === 'file') await writeWithBackPressure(sink!, bytes);
     else if (state === 'field') {
       fieldBytes += bytes.length;
-      if (fieldBytes > MAX_FIELD_BYTES) throw validationError(`Form field "${part!.name}" is longer than ${MAX_FIELD_BYTES} bytes`);
+      fieldsBytes += bytes.length;
+      if (fieldBytes > FORM_LIMITS.fieldBytes) throw formTooLarge(`Form field "${part!.name}" is longer than ${FORM_LIMITS.fieldBytes} bytes`, FORM_LIMITS.fieldBytes);
+      if (fieldsBytes > FORM_LIMITS.fieldsBytes) throw formTooLarge(`The form's text fields hold more than ${FORM_LIMITS.fieldsBytes} bytes together`, FORM_LIMITS.fieldsBytes);
       field.push(bytes);
+    } else if ((outside += bytes.length) > FORM_LIMITS.preambleBytes) {
+      throw validationError(`The multipart body has more than ${FORM_LIMITS.preambleBytes} bytes outside its parts: is "${boundary}" its boundary?`);
     }
   };
 
@@ -76,12 +103,19 @@ export async function readMultipart(body: AsyncIterable<Buffer>, boundary: strin
     } else if (state === 'field') handlers.onField(part!.name, Buffer.concat(field).toString('utf8'));
   };
 
+  const consume = (bytes: number, next: State) => {
+    pending = pending.subarray(bytes);
+    scanned = 0;
+    state = next;
+  };
+
   /** Consumes what `pending` allows; returns false when more input is needed. */
   const step = async (final: boolean): Promise<boolean> => {
     switch (state) {
       case 'preamble':
       case 'field':
       case 'file': {
+        // What stays in `pending` is shorter than the delimiter: each byte is searched at most twice.
         const at = pending.indexOf(delimiter);
         if (at === -1) {
           // Keep a possible start of the delimiter for the next chunk.
@@ -92,44 +126,56 @@ export async function readMultipart(body: AsyncIterable<Buffer>, boundary: strin
         }
         await emit(pending.subarray(0, at));
         await endPart();
-        pending = pending.subarray(at + delimiter.length);
-        state = 'afterDelimiter';
+        consume(at + delimiter.length, 'afterDelimiter');
         return true;
       }
       case 'afterDelimiter': {
         if (pending.length < 2) return false;
-        if (pending[0] === 0x2d && pending[1] === 0x2d) {
-          state = 'done';
-          return false;
+        if (scanned === 0 && pending[0] === 0x2d && pending[1] === 0x2d) {
+          consume(2, 'done');
+          outside = 0;
+          return true;
         }
-        const lineEnd = pending.indexOf('\r\n');
-        if (lineEnd === -1) return false;
-        pending = pending.subarray(lineEnd + 2); // transport padding ignored
-        state = 'headers';
-        return true;
+        // Only blanks (transport padding) may stand between a delimiter and its line break.
+        for (; scanned < pending.length; scanned++) {
+          const byte = pending[scanned]!;
+          if (byte === 0x0d) {
+            if (scanned + 1 === pending.length) return false;
+            if (pending[scanned + 1] !== 0x0a) break;
+            consume(scanned + 2, 'headers');
+            return true;
+          }
+          if ((byte !== 0x20 && byte !== 0x09) || scanned >= FORM_LIMITS.paddingBytes) break;
+        }
+        if (scanned < pending.length) throw validationError('Malformed multipart body: a boundary delimiter is not followed by a line break');
+        return false;
       }
       case 'headers': {
-        const end = pending.indexOf(CRLF2);
+        const end = pending.indexOf(CRLF2, Math.max(0, scanned - (CRLF2.length - 1)));
         if (end === -1) {
-          if (pending.length > MAX_HEADER_BYTES) throw validationError('A multipart part has oversized headers');
+          scanned = pending.length;
+          if (pending.length > FORM_LIMITS.headerBytes) throw validationError(`A multipart part has headers longer than ${FORM_LIMITS.headerBytes} bytes`);
           return false;
         }
+        if (end > FORM_LIMITS.headerBytes) throw validationError(`A multipart part has headers longer than ${FORM_LIMITS.headerBytes} bytes`);
         part = partHeaders(pending.subarray(0, end).toString('utf8'));
-        pending = pending.subarray(end + CRLF2.length);
         if (part.filename !== null) {
           if (sawFile) throw validationError('Send one file per upload; this form has more than one file part');
           sawFile = true;
           sink = await handlers.onFile(part.name, part.filename);
-          state = 'file';
+          consume(end + CRLF2.length, 'file');
         } else {
+          if (++fields > FORM_LIMITS.fields) throw formTooLarge(`The form has more than ${FORM_LIMITS.fields} text fields`, FORM_LIMITS.fields);
           field = [];
           fieldBytes = 0;
-          state = 'field';
+          consume(end + CRLF2.length, 'field');
         }
         return true;
       }
       case 'done':
-        pending = Buffer.alloc(0); // the epilogue is ignored
+        // The epilogue is ignored, up to a bound.
+        await emit(pending);
+        pending = Buffer.alloc(0);
         return false;
     }
   };

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import type { ImportJobsConfig } from '../../config.js';
 import type { Logger } from '../../log.js';
@@ -14,8 +16,8 @@ import { importEvent, publishQsoEvent } from '../../qso/events.js';
 import { importAdif } from '../pipeline.js';
 import type { ImportSummary } from '../types.js';
 import {
-  admitJob, cancelRequested, claimJob, failOrphans, finishJob, forgetJob, markReceived, pruneJobs, recordProgress,
-  type Admission, type ImportJob, type JobOutcome, type JobState, type NewJob, type Runner,
+  admitJob, cancelRequested, claimJob, expireLeases, failOrphans, finishJob, forgetJob, heldSpools, markReceived, pruneJobs, recordProgress,
+  releaseSpool, requestCancel, renewLeases, reserveSpool, type Admission, type ImportJob, type JobOutcome, type JobState, type NewJob, type Runner, type SpoolLimits,
 } from './jobStore.js';
 
 /** How often a running job writes its progress (and learns of a cancel from another process). */
@@ -23,9 +25,29 @@ const PROGRESS_INTERVAL_MS = 500;
 /** Finished jobs are listed this long. */
 const KEEP_DAYS = 7;
 const READ_CHUNK_BYTES = 256 * 1024;
+/** How often a process renews the leases of the jobs it holds (and learns of those ended elsewhere). */
+const HEARTBEAT_MS = 1000;
+/** How long the oldest upload waits for room that younger ones give back: RESERVE_WAITS × RESERVE_WAIT_MS. */
+const RESERVE_WAITS = 20;
+const RESERVE_WAIT_MS = 100;
+const SPOOL_FILE = /^job-(\d+)\.spool$/;
+const RESTARTED = 'interrupted by a server restart; the upload was removed, nothing was stored';
+const LEASE_EXPIRED = 'its server stopped renewing the job (gone, on whatever host); the upload was removed, nothing was stored';
 
 /** A cancel, told apart from a failure when the import rejects. */
 class JobCancelled extends Error {}
+
+/** Why a spooling upload stopped: its job was cancelled, or the spool quota had no room for its next bytes. */
+export class SpoolRefused extends Error {
+  constructor(readonly reason: 'cancelled' | 'full') {
+    super(reason === 'full' ? 'the import spool is full' : 'the job was cancelled while its upload was received');
+  }
+}
+
+/** Spool reserved at a time while an upload of unknown size is written: 1/64 of the quota, 64 KiB to 8 MiB. */
+export function spoolStep(maxSpoolBytes: number): number {
+  return Math.min(8 * 1024 * 1024, Math.max(64 * 1024, Math.floor(maxSpoolBytes / 64)));
+}
 
 /** Live-update payload on the owner's topic while a job runs and when it ends. */
 export interface ImportProgressEvent {
@@ -54,64 +76,171 @@ export interface ImportJobsOptions {
 /**
  * Background imports of spooled uploads. The process that received an upload runs it (the
  * spool is on its disk), at most `concurrency` at a time; state and progress go to
- * `import_jobs`, so any process can show or cancel any job. Start-up fails the jobs a previous
- * process on this host left unfinished and removes their spools.
+ * `import_jobs`, so any process can show or cancel any job. The process renews the lease of
+ * every job it holds once a second; any process fails a job whose lease expired. Start-up fails
+ * the jobs a previous process on this host left unfinished and removes every orphan spool.
  */
 export class ImportJobs {
   readonly runner: Runner = { host: hostname(), pid: process.pid, instance: randomUUID() };
   readonly spoolDir: string;
   private readonly queue: number[] = [];
   private readonly running = new Map<number, { abort(reason: Error): void; done: Promise<void> }>();
+  /** Jobs whose spool this process holds: being uploaded, queued, running, or ended with the file still to remove. */
+  private readonly held = new Map<number, string>();
+  private heartbeat: NodeJS.Timeout | null = null;
+  /** The beat under way, if any: a slow one is not overtaken by the next. */
+  private beating: Promise<void> | null = null;
+  private beats = 0;
   private closed = false;
 
   constructor(private readonly options: ImportJobsOptions) {
     this.spoolDir = options.config.spool_dir ?? options.defaultSpoolDir;
   }
 
+  private get limits(): SpoolLimits {
+    const { max_active_per_owner: maxActive, max_spool_bytes: maxSpoolBytes, lease_seconds: leaseSeconds } = this.options.config;
+    return { maxActive, maxSpoolBytes, leaseSeconds };
+  }
+
   async start(): Promise<void> {
-    await mkdir(this.spoolDir, { recursive: true });
-    const spools = await failOrphans(this.options.db, this.runner, isAlive, 'interrupted by a server restart; the upload was removed, nothing was stored');
+    const { db, logger } = this.options;
+    await mkdir(this.spoolDir, { recursive: true, mode: 0o700 });
+    const { mode } = await stat(this.spoolDir);
+    if (mode & 0o077) logger.warn('the import spool folder is open to other users; its files are not (0600)', { folder: this.spoolDir });
+    const spools = await failOrphans(db, this.runner, isAlive, RESTARTED);
     for (const spool of spools) await rm(spool, { force: true });
-    if (spools.length) this.options.logger.warn('import jobs interrupted by a restart marked failed', { count: spools.length });
-    await pruneJobs(this.options.db, KEEP_DAYS);
+    if (spools.length) logger.warn('import jobs interrupted by a restart marked failed', { count: spools.length });
+    await this.expire();
+    await this.removeOrphanSpools();
+    await pruneJobs(db, KEEP_DAYS);
+    this.heartbeat = setInterval(() => {
+      this.beating ??= this.beat()
+        .catch((error: Error) => logger.warn('import job leases not renewed', { error: error.message }))
+        .finally(() => (this.beating = null));
+    }, HEARTBEAT_MS);
+    this.heartbeat.unref();
   }
 
-  /** A new job for an upload about to be spooled, or why not (owner busy, spool full). */
-  admit(job: NewJob): Promise<Admission> {
-    const { max_active_per_owner: maxActive, max_spool_bytes: maxSpoolBytes } = this.options.config;
-    return admitJob(this.options.db, job, this.runner, (id) => join(this.spoolDir, `job-${id}.spool`), { maxActive, maxSpoolBytes });
+  /** Spool files on this disk whose job no live process holds (a crash, a cancel before one): removed. */
+  private async removeOrphanSpools(): Promise<void> {
+    const files = new Map<number, string>();
+    for (const name of await readdir(this.spoolDir)) {
+      const id = SPOOL_FILE.exec(name)?.[1];
+      if (id !== undefined) files.set(Number(id), join(this.spoolDir, name));
+    }
+    if (!files.size) return;
+    const held = await heldSpools(this.options.db, [...files.keys()], this.limits.leaseSeconds);
+    const orphans = [...files].filter(([id]) => !held.has(id));
+    for (const [, path] of orphans) await rm(path, { force: true });
+    if (orphans.length) this.options.logger.warn('orphan import spool files removed', { count: orphans.length });
   }
 
-  /** The upload is spooled: the job joins this process's queue. */
+  /** Fails the jobs whose lease expired, wherever they ran, and removes their spools where they are on this disk. */
+  private async expire(): Promise<void> {
+    for (const spool of await expireLeases(this.options.db, this.limits.leaseSeconds, LEASE_EXPIRED)) await rm(spool, { force: true });
+  }
+
+  /** Renews the held jobs' leases and removes the spools of those ended meanwhile; now and then expires others' leases. */
+  private async beat(): Promise<void> {
+    const { db } = this.options;
+    if (this.held.size) {
+      for (const job of await renewLeases(db, [...this.held.keys()])) {
+        if ((job.state === 'queued' || job.state === 'running') || this.running.has(job.id)) continue;
+        await this.removeSpool(job.id, job.spoolPath);
+      }
+    }
+    if (++this.beats % Math.max(1, Math.floor(this.limits.leaseSeconds / 3)) === 0) await this.expire();
+  }
+
+  /** A new job for an upload about to be spooled (of `declared` bytes when known), or why not (owner busy, spool full, too large). */
+  async admit(job: NewJob, declared: number | null): Promise<Admission> {
+    await this.expire();
+    const admission = await admitJob(this.options.db, job, this.runner, (id) => join(this.spoolDir, `job-${id}.spool`), this.limits, {
+      declared, step: spoolStep(this.limits.maxSpoolBytes),
+    });
+    if (admission.ok) this.held.set(admission.job.id, admission.job.spoolPath);
+    return admission;
+  }
+
+  /**
+   * Writes an admitted job's upload to its spool file (0600) and returns its size. More spool is
+   * reserved before bytes beyond the reservation are written, so that the live spools never
+   * exceed the quota: SpoolRefused when none is left or the job was cancelled meanwhile. The
+   * caller discards the job on any failure.
+   */
+  async spool(job: ImportJob, reserved: number, document: Readable): Promise<number> {
+    const { db } = this.options;
+    const step = spoolStep(this.limits.maxSpoolBytes);
+    const limits = this.limits;
+    let room = reserved;
+    let written = 0;
+    const quota = new Transform({
+      transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
+        const need = written + chunk.length - room;
+        const reserve = need <= 0 ? Promise.resolve('reserved' as const) : reserveWaiting(db, job.id, Math.max(step, need), limits);
+        reserve.then((answer) => {
+          if (answer !== 'reserved') return callback(new SpoolRefused(answer));
+          if (need > 0) room += Math.max(step, need);
+          written += chunk.length;
+          callback(null, chunk);
+        }, callback);
+      },
+    });
+    await pipeline(document, quota, createWriteStream(job.spoolPath, { flags: 'wx', mode: 0o600 }));
+    return written;
+  }
+
+  /** The upload is spooled: the job joins this process's queue. SpoolRefused('cancelled') when it was cancelled while received. */
   async received(job: ImportJob, bytes: number): Promise<void> {
-    await markReceived(this.options.db, job.id, bytes);
+    if (!(await markReceived(this.options.db, job.id, bytes))) throw new SpoolRefused('cancelled');
     this.queue.push(job.id);
     // The job outlives the request: it must not run in the request's query scope, whose
     // connections are terminated when that client goes away.
     runInQueryScope(new QueryScope(), () => this.pump());
   }
 
-  /** The upload failed: the job and its spool go (the client got an error, never a job). */
   /**
-   * Forgets a job whose upload failed. Outside the request's query scope: when the client went
-   * away mid-upload that scope refuses queries, and the job, left queued with no file, would count
-   * against its owner's max_active_per_owner until a restart.
+   * Forgets a job whose upload failed, and its spool. Outside the request's query scope: when the
+   * client went away mid-upload that scope refuses queries, and the job, left queued with no
+   * file, would count against its owner's max_active_per_owner until its lease expired.
    */
   async discard(job: ImportJob): Promise<void> {
     await rm(job.spoolPath, { force: true });
     await outsideQueryScope(() => forgetJob(this.options.db, job.id));
+    this.held.delete(job.id);
+  }
+
+  /**
+   * Asks for a job of `userId` to stop (see requestCancel), after failing the jobs whose lease
+   * expired, so that a job of a gone process is seen as failed rather than promised a cancel. A
+   * queued job held here loses its spool at once (held elsewhere: at that process's next beat).
+   */
+  async cancel(userId: number, id: number): Promise<ImportJob | null> {
+    await this.expire();
+    const job = await requestCancel(this.options.db, userId, id);
+    if (job?.state === 'cancelled' && this.held.has(id) && !this.running.has(id)) await this.removeSpool(id, job.spoolPath);
+    return job;
   }
 
   /** Stops running jobs (rolled back, failed "server stopped") and fails the queued ones. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    await this.beating;
     const stopped = new Error('the server stopped before the import finished; nothing was stored');
     for (const job of this.running.values()) job.abort(stopped);
     await Promise.all([...this.running.values()].map((job) => job.done));
     for (const id of this.queue.splice(0)) {
       const job = await finishJob(this.options.db, id, { state: 'failed', error: 'the server stopped before the import started' });
-      if (job) await rm(job.spoolPath, { force: true });
+      if (job) await this.removeSpool(id, job.spoolPath);
     }
+  }
+
+  /** Removes a held job's spool file; its bytes count no more. */
+  private async removeSpool(id: number, path: string): Promise<void> {
+    await rm(path, { force: true });
+    await releaseSpool(this.options.db, [id]);
+    this.held.delete(id);
   }
 
   private pump(): void {
@@ -132,8 +261,9 @@ export class ImportJobs {
     const { db, logger } = this.options;
     const job = await claimJob(db, id);
     if (!job) {
-      const { rows } = await db.query<{ spool: string }>('SELECT spool_path AS spool FROM import_jobs WHERE id = $1', [id]);
-      if (rows[0]) await rm(rows[0].spool, { force: true });
+      // Cancelled while queued: the spool goes now rather than at the next heartbeat.
+      const path = this.held.get(id);
+      if (path !== undefined) await this.removeSpool(id, path);
       return;
     }
     const input = createReadStream(job.spoolPath, { highWaterMark: READ_CHUNK_BYTES });
@@ -145,18 +275,26 @@ export class ImportJobs {
     // import lock reports nothing, yet must still be cancellable.
     const timer = setInterval(() => {
       const check = progress.bytes > 0 ? recordProgress(db, id, progress.bytes, progress.records) : cancelRequested(db, id);
-      check.then((cancel) => {
-        if (cancel) abort(new JobCancelled('cancelled while running; nothing was stored'));
+      check.then((stop) => {
+        if (stop) abort(new JobCancelled('cancelled while running; nothing was stored'));
         else this.publish(job, 'running', progress.bytes, progress.records);
       }, (error: Error) => logger.warn('import job progress not recorded', { job_id: id, error: error.message }));
     }, PROGRESS_INTERVAL_MS);
     let outcome: JobOutcome;
     let summary: ImportSummary | null = null;
+    let committed: ImportJob | null = null;
     try {
       summary = await importAdif(this.options.importDb, input, {
         stationId: job.stationId, frequencyUnit: 'MHz', dryRun: job.dryRun, operator: job.operator,
         onDuplicate: job.onDuplicate ?? undefined, insertUnmatched: job.insertUnmatched,
         rowsPerBatch: this.options.rowsPerBatch, signal: controller.signal, onProgress: (now) => Object.assign(progress, now),
+        // The job's end commits with its QSOs: a process that dies between the two cannot leave
+        // stored QSOs behind a job reported as failed.
+        beforeCommit: async (client, stored) => {
+          await rm(job.spoolPath, { force: true });
+          committed = await finishJob(client, id, outcomeOf(stored), true);
+          if (!committed) throw (await cancelRequested(client, id)) ? new JobCancelled('cancelled while running; nothing was stored') : new Error('the job was ended elsewhere');
+        },
       });
       outcome = outcomeOf(summary);
     } catch (error) {
@@ -166,10 +304,10 @@ export class ImportJobs {
     } finally {
       clearInterval(timer);
       input.destroy();
-      // Before the job is recorded as ended: a client that sees it ended finds its spool gone.
-      await rm(job.spoolPath, { force: true });
     }
-    const finished = await finishJob(db, id, outcome);
+    // Before the job is recorded as ended (a client that sees it ended finds its spool gone).
+    await this.removeSpool(id, job.spoolPath);
+    const finished = committed ?? (await finishJob(db, id, outcome));
     const event = summary === null || job.dryRun ? null : importEvent(job.stationId, summary);
     if (event !== null) publishQsoEvent(this.options, job.userId, event);
     if (finished) this.publish(finished, finished.state, finished.bytesDone, finished.recordsDone);
@@ -184,6 +322,16 @@ export class ImportJobs {
     } catch (error) {
       this.options.logger.warn('live update not published', { error: (error as Error).message });
     }
+  }
+}
+
+/** Spool for an upload, waiting (RESERVE_WAITS times at most) while younger uploads are refused and give theirs back. */
+async function reserveWaiting(db: pg.Pool, id: number, bytes: number, limits: SpoolLimits): Promise<'reserved' | 'full' | 'cancelled'> {
+  for (let attempt = 0; ; attempt++) {
+    const answer = await reserveSpool(db, id, bytes, limits);
+    if (answer !== 'wait') return answer;
+    if (attempt === RESERVE_WAITS) return 'full';
+    await new Promise((resolve) => setTimeout(resolve, RESERVE_WAIT_MS));
   }
 }
 

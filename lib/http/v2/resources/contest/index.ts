@@ -8,6 +8,7 @@ import type { JsonSchema, ResourceDefinition } from '../../resource.js';
 import { foreignStationIds } from '../../../../accounts/stations.js';
 import { inQsoTransaction } from '../../../../qso/writeLock.js';
 import { qsoScope, type QsoScope } from '../../../../qso/scope.js';
+import { answerCabrillo, cabrilloQuery } from './cabrillo.js';
 import { DEFAULT_SETTINGS, readSettingsChanges, SETTING_NAMES } from './contestSettings.js';
 import { checkTimeOrder, readNewSession, readQsoIds, readSessionChanges } from './sessionFields.js';
 import {
@@ -90,9 +91,12 @@ export const contestResource: ResourceDefinition = {
     },
   },
   show: {
-    summary: 'One contest session with the ids of its linked QSOs',
+    summary: 'One contest session with the ids of its linked QSOs; format=cabrillo: its Cabrillo 3.0 log',
+    query: cabrilloQuery,
     response: { ...sessionSchema, properties: { ...(sessionSchema.properties as object), qso_ids: { type: 'array', items: { type: 'integer' } } } },
-    handler: async ({ id, principal, services }) => {
+    handler: async (request) => {
+      const { id, principal, services, query } = request;
+      if (query.format !== undefined) return answerCabrillo(request);
       const session = await findSession(services.db, principal.userId, Number(id), restrictedOperator(principal));
       if (!session) throw notFound('Contest session not found');
       const qsoIds = await sessionQsoIds(services.db, session.id, linkScope(principal));

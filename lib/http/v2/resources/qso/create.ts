@@ -3,6 +3,7 @@ import { conflict, validationError } from '../../../errors.js';
 import { isBlank } from '../../../../input/jsonValues.js';
 import { decodedBody, stopReading } from '../../../upload/bodyStream.js';
 import { bodyKind } from '../../../upload/bodyKind.js';
+import { takesUploadSlot } from '../../../upload/uploadSlots.js';
 import { created } from '../../created.js';
 import { restrictedOperator } from '../../principal.js';
 import type { Handler, HandlerResult, RequestContext } from '../../resource.js';
@@ -212,15 +213,26 @@ async function singleCreate(request: RequestContext, members: Record<string, unk
  */
 export const createQso: Handler = async (request) => {
   const { ctx, services } = request;
-  const body = decodedBody(ctx.req, services.config.max_body_bytes);
+  const release = takesUploadSlot(ctx.req.headers) ? services.uploads.take(request.principal.userId) : null;
   try {
-    const kind = await bodyKind(ctx.request.type, ctx.get('content-type'), body);
-    if (kind.kind === 'document') return await documentUpload(request, body);
-    if (kind.kind === 'multipart') return await formUpload(request, body, kind.boundary);
-    return await jsonCreate(request, body);
-  } catch (error) {
-    stopReading(ctx.req);
-    throw error;
+    const body = decodedBody(ctx.req, services.config.max_body_bytes);
+    // A client gone before its answer: what its body still holds (a compressed form read to
+    // its end) is not worked on any further.
+    ctx.res.once('close', () => {
+      if (!ctx.res.writableFinished) body.destroy(new Error('the client went away before its upload was read'));
+    });
+    try {
+      const kind = await bodyKind(ctx.request.type, ctx.get('content-type'), body);
+      if (kind.kind === 'document') return await documentUpload(request, body);
+      if (kind.kind === 'multipart') return await formUpload(request, body, kind.boundary);
+      return await jsonCreate(request, body);
+    } catch (error) {
+      body.destroy();
+      stopReading(ctx.req);
+      throw error;
+    }
+  } finally {
+    release?.();
   }
 };
 

@@ -1,13 +1,12 @@
-import { createWriteStream } from 'node:fs';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { conflict, validationError } from '../../../errors.js';
+import { ApiError, conflict, validationError } from '../../../errors.js';
 import { asBoolean, isBlank } from '../../../../input/jsonValues.js';
-import { ByteLimit } from '../../../upload/bodyStream.js';
 import { readMultipart } from '../../../upload/multipart.js';
 import { restrictedOperator } from '../../principal.js';
 import type { HandlerResult, RequestContext } from '../../resource.js';
 import { importAdif } from '../../../../import/pipeline.js';
+import { SpoolRefused } from '../../../../import/jobs/jobRunner.js';
+import type { Admission } from '../../../../import/jobs/jobStore.js';
 import { presentJob } from '../import/present.js';
 import { ownedStation } from './scope.js';
 import { announceImport, importAnswer, importOptions, parseDryRun, readableSummary } from './importAnswer.js';
@@ -58,10 +57,32 @@ async function importDocument(request: RequestContext, settings: UploadSettings,
   return answer;
 }
 
+/** The spool an upload will take when its request says so: the declared length of a body sent as it is (a form's is an upper bound). */
+function declaredSpoolBytes(request: RequestContext): number | null {
+  const { headers } = request.ctx.req;
+  const encoding = (headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  const declared = Number(headers['content-length']);
+  return encoding === 'identity' && headers['content-length'] !== undefined && Number.isSafeInteger(declared) ? declared : null;
+}
+
+/** Why a job could not be admitted, or its upload not spooled, as the client is told. */
+function spoolError(request: RequestContext, refusal: Exclude<Admission, { ok: true }> | SpoolRefused, jobId?: number): ApiError {
+  const { max_active_per_owner: max, max_spool_bytes: limit } = request.services.config.import_jobs;
+  if (refusal instanceof SpoolRefused) {
+    return refusal.reason === 'full'
+      ? new ApiError(413, 'payload_too_large', `The upload outgrew the room left in the import spool (${limit} bytes for all uploads waiting for their import); it was removed. Try again when running imports have finished, or send a smaller file`, { limit, reason: 'spool_full' })
+      : conflict(`Import job ${jobId} was cancelled while its upload was received; the upload was removed`, { state: 'cancelled', id: jobId });
+  }
+  if (refusal.reason === 'owner_busy') return conflict(`${refusal.active} import jobs of yours are queued or running; at most ${max} at once`, { active: refusal.active, max });
+  if (refusal.reason === 'too_large') return new ApiError(413, 'payload_too_large', `The upload is larger than the import spool (${limit} bytes, import_jobs.max_spool_bytes)`, { limit, reason: 'spool_quota' });
+  return conflict(`The import spool is full (${refusal.available} of ${limit} bytes free); try again when running imports have finished`, { reason: 'spool_full', available: refusal.available });
+}
+
 /**
  * Spools the document under the data folder and answers 202 with the job; the import runs in
- * the background (lib/import/jobs). The job's bounds (jobs per owner, spool room) are checked
- * before a byte is spooled.
+ * the background (lib/import/jobs). The job's bounds (jobs per owner, spool quota: the declared
+ * size up front, then while writing) are checked before a byte is spooled; a refused or failed
+ * upload leaves neither a job nor a file.
  */
 async function spoolJob(request: RequestContext, settings: UploadSettings, document: Readable, fileName: string | null): Promise<HandlerResult> {
   const { services, principal, ctx } = request;
@@ -69,26 +90,21 @@ async function spoolJob(request: RequestContext, settings: UploadSettings, docum
   const admission = await jobs.admit({
     userId: principal.userId, stationId: settings.stationId, dryRun: settings.dryRun, operator: restrictedOperator(principal),
     onDuplicate: settings.policy.onDuplicate ?? null, insertUnmatched: settings.policy.insertUnmatched, fileName,
-  });
-  if (!admission.ok) {
-    const max = services.config.import_jobs.max_active_per_owner;
-    throw admission.reason === 'owner_busy'
-      ? conflict(`${admission.active} import jobs of yours are queued or running; at most ${max} at once`, { active: admission.active, max })
-      : conflict('The import spool is full; try again when running imports have finished', { reason: 'spool_full' });
-  }
-  const { job, spoolRoom } = admission;
-  const counter = new ByteLimit(Math.min(spoolRoom, services.config.max_body_bytes));
+  }, declaredSpoolBytes(request));
+  if (!admission.ok) throw spoolError(request, admission);
+  const { job } = admission;
+  let size: number;
   try {
-    await pipeline(document, counter, createWriteStream(job.spoolPath, { flags: 'wx' }));
+    size = await jobs.spool(job, admission.reserved, document);
+    await jobs.received(job, size);
   } catch (error) {
     await jobs.discard(job);
-    throw error;
+    throw error instanceof SpoolRefused ? spoolError(request, error, job.id) : error;
   }
-  await jobs.received(job, counter.seen);
   const prefix = ctx.path.startsWith('/index.php/') ? '/index.php' : '';
   const headers: Record<string, string> = { Location: `${prefix}/api/v2/import/${job.id}` };
   if (/respond-async/i.test(ctx.get('prefer'))) headers['Preference-Applied'] = 'respond-async';
-  return { data: presentJob({ ...job, bytesTotal: counter.seen }), status: 202, headers };
+  return { data: presentJob({ ...job, bytesTotal: size }), status: 202, headers };
 }
 
 function receive(request: RequestContext, settings: UploadSettings, document: Readable, fileName: string | null): Promise<HandlerResult> {
