@@ -9,14 +9,12 @@ export const TIME = { placeholder: 'HH:MM', pattern: '\\d{2}:?\\d{2}(:?\\d{2})?'
 
 const Input = ({ form, name, label, ...rest }) => html`<label>${label}<input ...${form.bind(name)} ...${rest} /></label>`;
 
-export function QsoForm({ form, stations, onSubmit, children, submitLabel, onCall }) {
-  const call = form.bind('call');
-  const callInput = (e) => { call.onInput(e); if (onCall) onCall(e.currentTarget.value); };
+export function QsoForm({ form, stations, onSubmit, children, submitLabel }) {
   return html`<form class="qso" onSubmit=${onSubmit}>
     <div class="grid">
       <${Input} form=${form} name="date" label="Date (UTC)" required ...${DATE} />
       <${Input} form=${form} name="time" label="Time (UTC)" required ...${TIME} />
-      <label>Callsign <input ...${call} onInput=${callInput} required autocapitalize="characters" autocomplete="off" /></label>
+      <${Input} form=${form} name="call" label="Callsign" required autocapitalize="characters" autocomplete="off" />
       <${Input} form=${form} name="band" label="Band" list="bands" required />
       <${Input} form=${form} name="mode" label="Mode" list="modes" required />
       <${Input} form=${form} name="freq" label="Frequency (MHz)" inputmode="decimal" />

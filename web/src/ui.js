@@ -25,5 +25,3 @@ export function useForm(initial) {
   const bind = (name) => ({ name, value: values[name] ?? '', onInput: (e) => setValues((v) => ({ ...v, [name]: e.currentTarget.value })) });
   return { values, setValues, bind };
 }
-
-export const Field = ({ label, children }) => html`<label>${label}${children}</label>`;
