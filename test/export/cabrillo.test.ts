@@ -41,7 +41,7 @@ t.test('Cabrillo export of contest sessions', async (t) => {
     t.match(res.headers.get('content-type'), /^text\/plain; charset=utf-8/);
     t.equal(res.headers.get('content-disposition'), 'attachment; filename="DL1ABC-CQ-WW-SSB.log"');
     t.same(JSON.parse(res.headers.get('x-cabrillo-problems')!), {});
-    t.equal(res.text, golden('cq-ww.log'));
+    t.equal(res.text, golden('cq-ww.cbr'));
   });
 
   t.test('CQ WPX: report and serial; two transmitters add the transmitter column', async (t) => {
@@ -49,7 +49,7 @@ t.test('Cabrillo export of contest sessions', async (t) => {
       row('K1AR', '2024-05-25 00:00:00', { band: '20m', mode: 'CW', freq: 14_025_500, rst_sent: '599', rst_rcvd: '599', stx: 1, srx: 2001, extra: '{"app_n1mm_radio_nr":"1"}' }),
       row('OH2BH', '2024-05-25 00:01:00', { band: '40m', mode: 'CW', freq: 7_012_000, rst_sent: '599', rst_rcvd: '599', stx: 2, srx: 17, extra: '{"app_n1mm_radio_nr":"2"}' }),
     ]);
-    t.equal((await cabrillo(id, '&category_operator=MULTI-OP&category_transmitter=TWO&operators=DL1ABC%20DL2XYZ')).text, golden('cq-wpx.log'));
+    t.equal((await cabrillo(id, '&category_operator=MULTI-OP&category_transmitter=TWO&operators=DL1ABC%20DL2XYZ')).text, golden('cq-wpx.cbr'));
   });
 
   t.test('VHF: report, serial and locator; band designators above 30 MHz', async (t) => {
@@ -58,7 +58,7 @@ t.test('Cabrillo export of contest sessions', async (t) => {
       row('DF0MU', '2024-09-07 14:05:00', { band: '70cm', mode: 'CW', freq: 432_050_000, rst_sent: '599', rst_rcvd: '599', stx: 2, srx: 101, gridsquare: 'JN58td' }),
       row('DK0NA', '2024-09-07 14:09:00', { band: '23cm', mode: 'FM', freq: 1_296_500_000, rst_sent: '59', rst_rcvd: '59', stx: 3, srx: 7, gridsquare: 'JO50' }),
     ]);
-    t.equal((await cabrillo(id)).text, golden('vhf.log'));
+    t.equal((await cabrillo(id)).text, golden('vhf.cbr'));
   });
 
   t.test('problems are reported by kind without stopping the export', async (t) => {
