@@ -95,6 +95,8 @@ t.test('live updates end to end: API → publisher → worker → browser', asyn
     t.match(text, /JA1XYZ/);
     t.match(text, /40m/);
     t.match(text, /qso_created/);
+    const station = await server.request(`/api/v2/station/${op.stationId}`, { token: op.token });
+    t.ok(text.includes(`\t${station.body.data.name}\t`), 'the location by its name, not its number');
     t.same(errors, [], 'no script errors on the page');
   });
 });

@@ -21,6 +21,13 @@ function periods(times: Date[], now = new Date()) {
   };
 }
 
+/** Expected QSOs per UTC year, ascending. */
+function byYear(times: Date[]) {
+  const years = new Map<number, number>();
+  for (const time of times) years.set(time.getUTCFullYear(), (years.get(time.getUTCFullYear()) ?? 0) + 1);
+  return [...years].sort((a, b) => a[0] - b[0]).map(([year, count]) => ({ year, count }));
+}
+
 t.test('statistic resource', async (t) => {
   const server = await startTestServer(t, { resources: [statisticResource] });
   const db = server.db.pool;
@@ -53,6 +60,7 @@ t.test('statistic resource', async (t) => {
       breakdown: {
         by_band: [{ band: '20m', count: 3 }, { band: '2m', count: 1 }, { band: '40m', count: 1 }],
         by_mode: [{ mode: 'SSB', count: 2 }, { mode: 'CW', count: 1 }, { mode: 'FM', count: 1 }, { mode: 'FT8', count: 1 }],
+        by_year: byYear(times),
       },
       dxcc: {
         worked: 3, confirmed: 1, confirmed_paper: 1, confirmed_lotw: 1, available: 340,
@@ -60,6 +68,15 @@ t.test('statistic resource', async (t) => {
       },
     });
     t.same(res.body.data.qso, (await get('?profile=QSO')).body.data.qso, 'profile is case-insensitive');
+  });
+
+  t.test('dxcc profile: current entities worked and confirmed (card or LoTW) per band, longest wave first', async (t) => {
+    const res = await get('?profile=dxcc');
+    t.equal(res.status, 200);
+    t.same(Object.keys(res.body.data), ['dxcc_by_band']);
+    // 20m: DL (card+LoTW), K (eQSL only: not confirmed), KH6 on the second location; 2m: a deleted entity.
+    t.same(res.body.data.dxcc_by_band, [{ band: '40m', worked: 1, confirmed: 1 }, { band: '20m', worked: 3, confirmed: 1 }]);
+    t.same((await get(`?profile=dxcc&station_id=${second}`)).body.data.dxcc_by_band, [{ band: '20m', worked: 1, confirmed: 0 }]);
   });
 
   t.test('station_id narrows the scope; a foreign location is forbidden', async (t) => {
@@ -115,7 +132,7 @@ t.test('statistic resource', async (t) => {
       const res = await get(`?profile=${profile}`);
       t.equal(res.status, 400, profile);
       t.equal(res.body.error.code, 'validation_error');
-      t.same(res.body.error.details, { field: 'profile', allowed: ['qso', 'confirmations'] });
+      t.same(res.body.error.details, { field: 'profile', allowed: ['qso', 'confirmations', 'dxcc'] });
     }
     const system = await get('?profile=system', admin.token);
     t.equal(system.status, 200);
@@ -139,7 +156,7 @@ t.test('statistic resource', async (t) => {
     t.same(Object.keys(full.body.data), ['qso', 'confirmations', 'system']);
     t.equal(full.body.data.qso.total, 0, 'the admin\'s own log is empty');
     const bogus = await get('?profile=bogus', admin.token);
-    t.same(bogus.body.error.details.allowed, ['qso', 'confirmations', 'system', 'full']);
+    t.same(bogus.body.error.details.allowed, ['qso', 'confirmations', 'dxcc', 'system', 'full']);
   });
 
   t.test('read-only: 405 for writes, 404 for items, scope checked', async (t) => {

@@ -1,28 +1,17 @@
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { startTestServer } from '../helpers/server.js';
-import { createOperator } from '../helpers/fixtures.js';
+import { createClub } from '../helpers/fixtures.js';
+import { addClubMember } from '../../lib/accounts/clubs.js';
 import { SECRET, startTestWorker } from '../helpers/worker.js';
 import { adifDocument } from '../upload/helpers.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-
-function viewerInstalled(): boolean {
-  try {
-    createRequire(import.meta.url).resolve('swagger-ui-dist/package.json');
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { PASSWORD, appOperator, chromiumMissing, launchBrowser, shoot, signIn, watchedPage } from '../helpers/browser.js';
 
 t.test('the browser app: pages and their security headers', async (t) => {
   const server = await startTestServer(t);
-  for (const path of ['/', '/api-docs', '/app/app.js', '/app/app.css']) {
+  for (const path of ['/', '/api-docs', '/assets/app.js', '/assets/style.css', '/assets/countries-110m.json']) {
     const res = await server.request(path);
     t.equal(res.status, 200, path);
     const csp = res.headers.get('content-security-policy')!;
@@ -32,16 +21,16 @@ t.test('the browser app: pages and their security headers', async (t) => {
     t.equal(res.headers.get('x-content-type-options'), 'nosniff');
   }
   t.match((await server.request('/')).headers.get('content-type'), /text\/html/);
-  t.match((await server.request('/app/app.js')).headers.get('content-type'), /javascript/);
-  t.equal((await server.request('/app/secret.txt')).status, 404);
-  t.equal((await server.request('/app/vendor/package.json')).status, 404, 'only the viewer\'s two files are served');
+  t.match((await server.request('/assets/app.js')).headers.get('content-type'), /javascript/);
+  t.equal((await server.request('/assets/secret.txt')).status, 404);
+  t.equal((await server.request('/assets/..%2Fpackage.json')).status, 404);
+  t.equal((await server.request('/assets/vendor/package.json')).status, 404, 'only the viewer\'s two files are served');
   const home = await server.request('/');
   t.notMatch(home.text, /https?:\/\//, 'nothing loaded from another origin');
+  t.notMatch(home.text, /<script>/, 'no inline script');
 });
 
-const chromiumReason = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium); the browser test needs it`;
-
-t.test('the browser app in headless Chromium', { skip: chromiumReason }, async (t) => {
+t.test('sign-in, upload, live, tokens, club switch and sign-out in headless Chromium', { skip: chromiumMissing }, async (t) => {
   const worker = await startTestWorker();
   t.teardown(() => worker.close());
   const server = await startTestServer(t, {
@@ -50,81 +39,140 @@ t.test('the browser app in headless Chromium', { skip: chromiumReason }, async (
       import_jobs: { spool_dir: mkdtempSync(join(tmpdir(), 'logbook-app-')) },
     },
   });
-  const op = await createOperator(server.db.pool, { callsign: 'DL1APP' });
+  const db = server.db.pool;
+  const op = await appOperator(db, 'DL1APP');
+  const club = await createClub(db, 'DL0APP');
+  await addClubMember(db, club.clubId, op.userId, 9);
   await server.request('/api/v2/radio', { method: 'POST', token: op.token, json: { radio: 'IC-7300', frequency: 14074000, mode: 'USB', power: 50 } });
 
-  const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  t.teardown(() => browser.close());
-  const page = await browser.newPage({ viewport: { width: 375, height: 740 } });
+  const browser = await launchBrowser(t);
   const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  page.on('console', (message) => { if (message.type() === 'error' && /Content Security Policy/.test(message.text())) errors.push(message.text()); });
+  const page = await watchedPage(browser, errors);
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
 
   await page.goto(server.url + '/');
-  await page.fill('#token', 'wl2_' + '0'.repeat(40));
-  await page.click('#signin-form button[type=submit]');
-  await page.waitForFunction(() => document.getElementById('signin-error')!.textContent !== '');
-  t.match(await page.textContent('#signin-error'), /This token was refused/, 'a wrong token is refused');
-  t.ok(await page.isVisible('#page-signin'));
-  t.notOk(await page.isVisible('#nav'));
+  await shoot(page, 'signin');
+  await page.getByLabel('Username').fill(op.username);
+  await page.getByLabel('Password').fill('not the password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('alert').waitFor();
+  t.match(await page.getByRole('alert').textContent(), /Wrong username or password/, 'a wrong password is refused, without saying which part was wrong');
+  await shoot(page, 'signin-error');
+  t.equal(await page.getByLabel('Password').inputValue(), '', 'the wrong password is cleared');
 
-  await page.fill('#token', op.token);
-  await page.click('#signin-form button[type=submit]');
-  await page.waitForSelector('#page-upload', { state: 'visible' });
-  t.match(await page.textContent('#who'), /DL1APP/);
-  t.match(await page.textContent('#upload-station'), /Home/, 'station locations offered by name');
+  await signIn(page, op.username);
+  t.match(await page.locator('#who').textContent(), /DL1APP/);
 
+  // Upload, with its options.
+  await page.getByRole('link', { name: 'Upload' }).click();
+  t.match(await page.locator('#upload-station').textContent(), /Home/, 'station locations offered by name');
+  await page.getByLabel('Records already in the log').selectOption('skip');
   await page.setInputFiles('#upload-file', { name: 'log.adi', mimeType: 'text/plain', buffer: Buffer.from(adifDocument(3) + '<CALL:4>K1ZZ<EOR>\n') });
-  await page.click('#upload-start');
-  await page.waitForSelector('#upload-summary', { state: 'visible', timeout: 15_000 });
+  await page.getByRole('button', { name: 'Upload' }).click();
+  await page.locator('#upload-summary').waitFor({ timeout: 15_000 });
   t.equal(await page.textContent('[data-count=imported]'), '3');
   t.equal(await page.textContent('[data-count=failed]'), '1');
   t.match(await page.textContent('#summary-messages'), /not imported: QSO_DATE is missing.*record 4/s, 'messages grouped by kind with their places');
   t.equal(await page.getAttribute('#process-bar', 'value'), '100');
-  t.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, 'no sideways scrolling on a phone');
+  await shoot(page, 'upload');
 
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.goto(server.url + '/#live');
-  await page.waitForFunction(() => document.getElementById('live-status')!.textContent === 'connected', undefined, { timeout: 10_000 });
+  // Live: names, not numbers; pushes arrive.
+  await page.getByRole('link', { name: 'Live' }).click();
+  await page.waitForFunction(() => document.getElementById('live-status')?.textContent === 'connected', undefined, { timeout: 10_000 });
   await page.waitForFunction(() => document.querySelectorAll('#live-qsos tr').length === 3, undefined, { timeout: 10_000 });
-  t.match(await page.textContent('#live-qsos'), /K0A.*K1A.*K2A|K2A.*K1A.*K0A/s, 'the latest QSOs are there on open');
-  await page.waitForSelector('#live-radios tr');
-  t.match(await page.textContent('#live-radios'), /IC-7300.*14074000.*USB/s, 'the radio panel is filled on open');
-  t.match(await page.textContent('#live-stations'), /Home/, 'locations chosen by name');
-
+  const home = (await server.request(`/api/v2/station/${op.stationId}`, { token: op.token })).body.data.name;
+  t.same(await page.locator('#live-qsos td:nth-child(5)').allTextContents(), [home, home, home], 'QSO rows name their location, never its number');
+  await page.locator('#live-radios tr').waitFor();
+  t.match(await page.textContent('#live-radios'), /IC-7300.*14\.074.*USB/s, 'the radio in MHz');
   const created = await server.request('/api/v2/qso', {
     method: 'POST', token: op.token,
     json: { station_profile_id: op.stationId, call: 'JA1APP', band: '40m', mode: 'CW', qso_date: '2026-11-02', time_on: '0815' },
   });
-  t.equal(created.status, 201);
   const row = page.locator(`#live-qsos tr[data-qso-id="${created.body.data.id}"]`);
   await row.waitFor({ timeout: 10_000 });
-  t.match(await row.innerText(), /JA1APP\s+40m\s+CW/);
+  t.match(await row.innerText(), /JA1APP\s+40m\s+CW\s+Home/);
+  await shoot(page, 'live');
 
-  const imported = await server.request(`/api/v2/qso?station_profile_id=${op.stationId}`, {
-    method: 'POST', token: op.token, body: adifDocument(2, 500), headers: { 'content-type': 'text/plain' },
-  });
-  t.equal(imported.status, 201);
-  await page.waitForFunction(() => /2 QSOs imported into Home/.test(document.getElementById('live-events')!.textContent!), undefined, { timeout: 10_000 });
-  // The import reloads the list: 3 uploaded + 1 created + 2 imported.
-  await page.waitForFunction(() => document.querySelectorAll('#live-qsos tr').length === 6, undefined, { timeout: 10_000 });
+  // Tokens: create, copy, use, revoke.
+  await page.getByRole('link', { name: 'Tokens' }).click();
+  await page.getByLabel('Token name').fill('contest laptop');
+  await page.getByRole('checkbox', { name: /qso:read/ }).check();
+  await page.getByLabel('Expires').selectOption('30');
+  await page.getByRole('button', { name: 'Create token' }).click();
+  const secret = page.locator('[data-secret]');
+  await secret.waitFor();
+  const token = (await secret.textContent())!;
+  t.match(token, /^wl2_/, 'the new token is shown');
+  await page.getByRole('button', { name: 'Copy' }).click();
+  await page.getByText('Copied.').waitFor();
+  t.equal(await page.evaluate(() => navigator.clipboard.readText()), token, 'Copy puts the value on the clipboard');
+  await shoot(page, 'tokens');
+  t.equal((await server.request('/api/v2/qso', { token })).status, 200, 'the new token works on the API');
+  t.equal((await server.request('/api/v2/station', { token })).status, 403, 'within its scopes only');
+  await page.getByRole('button', { name: 'Done' }).click();
+  t.equal(await secret.count(), 0, 'the value is gone once closed');
+  const listed = page.getByRole('row', { name: /contest laptop/ });
+  t.match(await listed.innerText(), /qso:read/);
+  page.once('dialog', (dialog) => dialog.accept());
+  await page.getByRole('button', { name: 'Revoke contest laptop' }).click();
+  await listed.waitFor({ state: 'detached' });
+  t.equal((await server.request('/api/v2/qso', { token })).status, 401, 'the revoked token is refused at once');
+  await page.getByRole('button', { name: 'New read-only key' }).click();
+  await secret.waitFor();
+  const key = (await secret.textContent())!;
+  const check = await server.request(`/api/check_auth/${key}`);
+  t.same([check.status, check.body.rights], [200, 'r'], 'the v1 key works, read-only');
 
+  // Club switch: the club's locations, then back.
+  await page.getByRole('link', { name: 'Stations' }).click();
+  await page.getByLabel('Acting as').selectOption({ label: 'DL0APP (club)' });
+  await page.getByRole('cell', { name: 'Club site', exact: true }).waitFor();
+  t.match(await page.locator('#who').textContent(), /DL0APP/, 'acting for the club');
+  t.equal(await page.getByRole('cell', { name: home, exact: true }).count(), 0, 'the own locations are not the club\'s');
+  await shoot(page, 'stations-club');
+  await page.getByLabel('Acting as').selectOption({ label: 'DL1APP (myself)' });
+  await page.getByRole('cell', { name: home, exact: true }).waitFor();
+
+  // A password change ends the session: sign-in again, with the new password.
+  await page.getByRole('link', { name: 'Password' }).click();
+  await page.getByLabel('Current password').fill(PASSWORD);
+  await page.getByLabel('New password', { exact: true }).fill('a brand new password');
+  await page.getByLabel('New password again').fill('a brand new password');
+  await shoot(page, 'account');
+  await page.getByRole('button', { name: 'Change password' }).click();
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  t.equal((await server.request('/api/v2/station', { token: op.token })).status, 200, 'API tokens made by hand live on');
+  await signIn(page, op.username, 'a brand new password');
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
   await page.reload();
-  await page.waitForFunction(() => document.getElementById('live-status')!.textContent === 'connected', undefined, { timeout: 10_000 });
-  const again = page.locator(`#live-qsos tr[data-qso-id="${created.body.data.id}"]`);
-  await again.waitFor({ timeout: 10_000 });
-  t.match(await again.innerText(), /JA1APP/, 'still there after a reload, signed in');
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  t.pass('signed out, also after a reload');
 
   await page.goto(server.url + '/api-docs');
-  if (viewerInstalled()) {
-    await page.waitForSelector('.swagger-ui .title', { timeout: 15_000 });
-    t.match(await page.textContent('.swagger-ui .title'), /Logbook API/);
-  } else {
-    t.match(await page.textContent('body'), /swagger-ui-dist\) is not installed/);
-  }
+  await page.waitForSelector('.swagger-ui .title', { timeout: 30_000 });
   t.same(errors, [], 'no script errors and no CSP violations');
+});
+
+t.test('the live page says plainly that live updates are not configured', { skip: chromiumMissing }, async (t) => {
+  const server = await startTestServer(t);
+  const op = await appOperator(server.db.pool);
+  const browser = await launchBrowser(t);
+  const errors: string[] = [];
+  const page = await watchedPage(browser, errors);
+  await page.goto(server.url + '/#live');
+  await signIn(page, op.username);
+  await page.getByText('Live updates are not configured on this server.').waitFor();
+  t.match(await page.locator('#live-status').textContent(), /logbook worker.*worker\.url.*worker\.secret.*worker\.public_url/s, 'and how to turn them on');
+  await shoot(page, 'live-not-configured');
+
+  // The plain /live page, for holders of a token only: the same plain answer.
+  await page.goto(server.url + '/live');
+  await page.getByLabel('v2 token').fill(op.token);
+  await page.getByLabel('topic').fill(`qsos_user.${op.userId}`);
+  await page.getByRole('button', { name: 'Connect' }).click();
+  await page.locator('#status').filter({ hasText: 'not configured' }).waitFor();
+  t.match(await page.locator('#status').textContent(), /logbook worker.*worker\.url/s, '/live says how to turn live updates on');
+  t.same(errors, []);
 });

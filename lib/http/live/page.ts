@@ -2,7 +2,8 @@
  * The live page: plain HTML and a small script, no framework. It trades the user's v2 token
  * for a browser token (`/live/token`), connects to the worker, authenticates with the first
  * frame and shows QSOs and radio state as pushes arrive. The v2 token stays in this browser's
- * localStorage; it is never sent to the worker.
+ * localStorage; it is never sent to the worker. The app at / has the same view for a signed-in
+ * user (web/src/pages/live.js); this page serves programs and people holding only a token.
  */
 export const livePage = `<!doctype html>
 <html lang="en">
@@ -44,9 +45,19 @@ export const livePage = `<!doctype html>
   const api = async (path) => {
     const response = await fetch(path, { headers: { Authorization: 'Bearer ' + $('token').value.trim() } });
     const body = await response.json().catch(() => ({}));
-    if (!response.ok) throw new Error((body.error && body.error.message) || response.statusText);
+    if (!response.ok) throw Object.assign(new Error((body.error && body.error.message) || response.statusText), { status: response.status });
     return body.data;
   };
+  const NOT_CONFIGURED = 'Live updates are not configured on this server. To turn them on, the operator runs the '
+    + 'live-update worker (logbook worker) and sets worker.url, worker.secret and worker.public_url in the configuration '
+    + 'of the server (README, "Configuration"; docs/worker.md), then restarts logbook serve.';
+
+  // Locations by name: the token's locations, read once per connection.
+  let names = null;
+  async function stationName(id) {
+    names ??= api('/api/v2/station').then((list) => new Map(list.map((s) => [s.id, s.name])), () => new Map());
+    return (await names).get(id) || (id === undefined ? '' : 'location ' + id);
+  }
 
   const cell = (text) => { const td = document.createElement('td'); td.textContent = text == null ? '' : String(text); return td; };
 
@@ -57,7 +68,7 @@ export const livePage = `<!doctype html>
     let qso = {};
     if (payload.qso_id && payload.type !== 'qso_deleted') qso = await api('/api/v2/qso/' + payload.qso_id).catch(() => ({}));
     const label = payload.type === 'qso_imported' ? (payload.imported + ' imported' + (payload.confirmed ? ', ' + payload.confirmed + ' confirmed' : '')) : payload.type;
-    [qso.qso_date, qso.call, qso.band, qso.submode || qso.mode, payload.station_id, label].forEach((v) => row.appendChild(cell(v)));
+    [qso.qso_date, qso.call, qso.band, qso.submode || qso.mode, await stationName(payload.station_id), label].forEach((v) => row.appendChild(cell(v)));
     $('qsos').prepend(row);
     setTimeout(() => row.classList.remove('fresh'), 3000);
   }
@@ -72,13 +83,17 @@ export const livePage = `<!doctype html>
 
   async function connect() {
     if (socket) socket.close();
+    names = null;
     const topic = $('topic').value.trim();
     localStorage.setItem('logbook.token', $('token').value.trim());
     localStorage.setItem('logbook.topic', topic);
     status('getting a browser token…');
     let grant;
     try { grant = await api('/live/token?topic=' + encodeURIComponent(topic)); }
-    catch (error) { status('cannot connect: ' + error.message); return; }
+    catch (error) {
+      status(error.status === 409 ? NOT_CONFIGURED : 'cannot connect: ' + error.message);
+      return;
+    }
     status('connecting…');
     socket = new WebSocket(grant.ws_url);
     socket.onopen = () => socket.send(JSON.stringify({ type: 'auth', token: grant.token }));

@@ -7,10 +7,11 @@ import { projectRoot } from '../../paths.js';
 import { notFound } from '../errors.js';
 
 /**
- * The browser app at `/` (web/: plain HTML, CSS and one script, no build step) and the API page
- * at `/api-docs` (Swagger UI from the npm package swagger-ui-dist). Everything is served from
- * here, nothing from a CDN; every page carries a Content-Security-Policy that allows only this
- * origin's scripts and styles (plus the worker's WebSocket) and forbids framing.
+ * The browser app at `/` (web/index.html and the bundle `npm run build` makes of web/src in
+ * dist/web) and the API page at `/api-docs` (Swagger UI from the npm package swagger-ui-dist).
+ * Everything is served from here under /assets/, nothing from a CDN (/app/ is the session
+ * endpoints'); every page carries a Content-Security-Policy that allows only this origin's scripts
+ * and styles (plus the worker's WebSocket) and forbids framing.
  */
 
 const APP_CSP = [
@@ -21,7 +22,15 @@ const APP_CSP = [
 const API_CSP = APP_CSP.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'");
 
 const WEB = join(projectRoot, 'web');
-const OWN_FILES: Record<string, string> = { 'app.js': 'js', 'app.css': 'css', 'api.js': 'js' };
+const BUNDLE = join(projectRoot, 'dist', 'web');
+/** Files of the bundle (dist/web) and of web/ itself, by name: nothing else is served. */
+const OWN_FILES: Record<string, { folder: string; type: string }> = {
+  'app.js': { folder: BUNDLE, type: 'js' },
+  'app.js.map': { folder: BUNDLE, type: 'json' },
+  'style.css': { folder: BUNDLE, type: 'css' },
+  'countries-110m.json': { folder: BUNDLE, type: 'json' },
+  'api.js': { folder: WEB, type: 'js' },
+};
 const VIEWER_FILES: Record<string, string> = { 'swagger-ui-bundle.js': 'js', 'swagger-ui.css': 'css' };
 
 /** The folder of swagger-ui-dist, or null when the package is not installed. */
@@ -32,6 +41,10 @@ function viewerFolder(): string | null {
     return null;
   }
 }
+
+const BUNDLE_MISSING = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Logbook</title></head><body>
+<p>The browser app is not built here: run <code>npm ci</code> (or <code>npm run build</code>), which bundles web/src into dist/web.
+The API works without it; its description is at <a href="/api-docs">/api-docs</a>.</p></body></html>`;
 
 const VIEWER_MISSING = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Logbook · API</title></head><body>
 <p>The API viewer (npm package swagger-ui-dist) is not installed here: run <code>npm ci</code>.
@@ -55,7 +68,7 @@ export function webAppRouter(): Router {
     securityHeaders(ctx, APP_CSP);
     ctx.set('Cache-Control', 'no-cache');
     ctx.type = 'html';
-    ctx.body = index;
+    ctx.body = existsSync(join(BUNDLE, 'app.js')) ? index : BUNDLE_MISSING;
   });
 
   router.get('/api-docs', (ctx) => {
@@ -65,16 +78,17 @@ export function webAppRouter(): Router {
     ctx.body = viewer ? apiPage : VIEWER_MISSING;
   });
 
-  router.get('/app/:file', (ctx) => {
-    const type = OWN_FILES[ctx.params.file!];
-    if (!type) throw notFound('No such file');
+  router.get('/assets/:file', (ctx) => {
+    const file = OWN_FILES[ctx.params.file!];
+    const path = file ? join(file.folder, ctx.params.file!) : null;
+    if (!path || !existsSync(path)) throw notFound('No such file');
     securityHeaders(ctx, APP_CSP);
     ctx.set('Cache-Control', 'no-cache');
-    ctx.type = type;
-    ctx.body = createReadStream(join(WEB, ctx.params.file!));
+    ctx.type = file!.type;
+    ctx.body = createReadStream(path);
   });
 
-  router.get('/app/vendor/:file', (ctx) => {
+  router.get('/assets/vendor/:file', (ctx) => {
     const type = VIEWER_FILES[ctx.params.file!];
     const path = viewer && type ? join(viewer, ctx.params.file!) : null;
     if (!path || !existsSync(path)) throw notFound('No such file');

@@ -6,8 +6,9 @@ import { CONFIRMATION_KEYS } from '../../../../qso/confirmationTypes.js';
 import { qsoStatistics } from '../../../../statistics/qsoStatistics.js';
 import { confirmationStatistics, type ConfirmationFilters } from '../../../../statistics/confirmationStatistics.js';
 import { systemStatistics } from '../../../../statistics/systemStatistics.js';
+import { dxccByBand } from '../../../../statistics/dxccByBand.js';
 
-const PROFILES = ['qso', 'confirmations'] as const;
+const PROFILES = ['qso', 'confirmations', 'dxcc'] as const;
 /** Instance-wide numbers: for instance administrators only. */
 const ADMIN_PROFILES = [...PROFILES, 'system', 'full'] as const;
 type Profile = (typeof ADMIN_PROFILES)[number];
@@ -38,11 +39,11 @@ export const statisticResource: ResourceDefinition = {
   description: 'QSO and confirmation statistics computed by the database',
   scoped: true,
   list: {
-    summary: 'Statistics of one profile: qso (default), confirmations; system and full for administrators',
+    summary: 'Statistics of one profile: qso (default), confirmations, dxcc; system and full for administrators',
     query: {
       type: 'object',
       properties: {
-        profile: param('qso (default) | confirmations | system | full (the last two for instance administrators)'),
+        profile: param('qso (default) | confirmations | dxcc (entities per band) | system | full (the last two for instance administrators)'),
         station_id: param('comma-separated station location ids (default: all of the owner\'s)'),
         type: param('confirmations: comma list of lotw, eqsl, qsl, qrz, clublog (default all)'),
         since: param('confirmations: received on or after YYYY-MM-DD'),
@@ -68,6 +69,7 @@ export const statisticResource: ResourceDefinition = {
           },
         };
       }
+      if (profile === 'dxcc') data.dxcc_by_band = await dxccByBand(services.pageDb, scope);
       if (profile === 'system' || profile === 'full') {
         data.system = await systemStatistics(services.db, services.version, Boolean(services.config.worker.url));
       }
