@@ -109,6 +109,9 @@
     if (!file) { $('upload-error').textContent = 'Choose a file first.'; return; }
     const query = new URLSearchParams({ station_profile_id: $('upload-station').value, async: 'true' });
     if ($('upload-dryrun').checked) query.set('dryrun', 'true');
+    if ($('upload-unmatched').value) query.set('insert_unmatched', $('upload-unmatched').value);
+    if ($('upload-duplicates').value) query.set('on_duplicate', $('upload-duplicates').value);
+    if ($('upload-strict').checked) query.set('strict_callsign', 'true');
     const xhr = new XMLHttpRequest();
     xhr.open('POST', '/api/v2/qso?' + query);
     xhr.setRequestHeader('Authorization', 'Bearer ' + sessionStorage.getItem(TOKEN));
@@ -155,8 +158,10 @@
     if (job.state === 'queued' || job.state === 'running') return;
     clearInterval(state.poll);
     $('upload-cancel').hidden = true;
-    if (job.state !== 'done') $('upload-error').textContent = 'Import ' + job.state + ': ' + text(job.error);
-    if (job.summary) renderSummary(job.summary, job.dryrun);
+    // One verdict: the summary's heading when there is a summary, else the error line.
+    const failed = job.state !== 'done' ? 'Import ' + job.state + ': ' + text(job.error) : null;
+    if (job.summary) renderSummary(job.summary, job.dryrun, failed || (job.dryrun ? 'Dry run: nothing was stored' : 'Import finished'));
+    else if (failed) $('upload-error').textContent = failed;
   }
 
   $('upload-cancel').addEventListener('click', async () => {
@@ -170,11 +175,11 @@
     return match ? { place: match[1], kind: match[2] } : { place: '', kind: message };
   }
 
-  function renderSummary(summary, dryRun) {
+  function renderSummary(summary, dryRun, verdict) {
     const box = $('upload-summary');
     box.replaceChildren();
     box.className = 'summary';
-    box.append(el('h2', dryRun ? 'Dry run: nothing was stored' : 'Import finished'));
+    box.append(el('h2', verdict));
     const counts = el('dl');
     for (const key of COUNTS) {
       if (typeof summary[key] !== 'number') continue;

@@ -290,9 +290,11 @@ function frequency(name: CoreField, text: string | undefined, unit: FrequencyUni
 }
 
 /**
- * Some loggers write Hz where ADIF wants MHz (a Cloudlog backup's `<FREQ:8>14070000`, which as
- * MHz is 14 THz). When the value read as MHz lies in no band but read as Hz lies in the band the
- * record states, it was Hz: kept as such, with a message.
+ * Some loggers write Hz where ADIF wants MHz (`<FREQ:7>7076000` with BAND 40m, 7 THz as MHz),
+ * whatever the digit count. A value is Hz when read as Hz it lies in the record's band and read
+ * as MHz it does not; without BAND, when read as Hz it lies in some band and read as MHz in none
+ * or in submm (300 GHz–7.5 THz, where a 6–7 digit HF value in Hz would land: a submm QSO states
+ * its band). Said in one message per field, grouped by the import.
  */
 function hertzInsteadOfMhz(
   name: CoreField,
@@ -302,10 +304,16 @@ function hertzInsteadOfMhz(
   unit: FrequencyUnit,
   messages: string[],
 ): number | null {
-  if (unit !== 'MHz' || hz === null || text === undefined || stated === undefined || bandFromFrequency(hz) !== null) return hz;
+  if (unit !== 'MHz' || hz === null || text === undefined) return hz;
   const asHertz = parseFrequency(text, 'Hz');
-  if (asHertz === null || asHertz === 0 || bandFromFrequency(asHertz) !== stated.toLowerCase()) return hz;
-  messages.push(`${name} ${quote(text)} is no frequency in MHz but is one in Hz in the record's band ${stated.toLowerCase()}: stored as ${formatMhz(asHertz)} MHz`);
+  const hertzBand = asHertz === null || asHertz === 0 ? null : bandFromFrequency(asHertz);
+  if (hertzBand === null) return hz;
+  const mhzBand = bandFromFrequency(hz);
+  const isHertz = stated === undefined
+    ? mhzBand === null || mhzBand === 'submm'
+    : hertzBand === stated.toLowerCase() && mhzBand !== hertzBand;
+  if (!isHertz) return hz;
+  messages.push(`${name} ${quote(text)} is Hz, not MHz: stored as ${formatMhz(asHertz!)} MHz`);
   return asHertz;
 }
 
