@@ -281,40 +281,29 @@ function optionalPart(
   return value;
 }
 
-/** FREQ / FREQ_RX in Hz; invalid → null and a message. 0 Hz, which some loggers write for "unknown", is absent. */
-function frequency(name: CoreField, text: string | undefined, unit: FrequencyUnit, messages: string[]): number | null {
+/**
+ * FREQ / FREQ_RX in Hz; invalid → null and a message. 0 Hz, which some loggers write for
+ * "unknown", is absent. Some loggers write Hz where ADIF wants MHz (`<FREQ:7>7076000` with BAND
+ * 40m, 7 THz as MHz), whatever the digit count: a value is Hz when read as Hz it lies in the
+ * record's band and read as MHz it does not; without BAND, when read as Hz it lies in some band
+ * and read as MHz in none or in submm (300 GHz–7.5 THz, where a 6–7 digit HF value in Hz would
+ * land: a submm QSO states its band). Said in one message per field, which the import groups.
+ */
+function frequency(name: CoreField, text: string | undefined, stated: string | undefined, unit: FrequencyUnit, messages: string[]): number | null {
   if (text === undefined) return null;
   const hz = parseFrequency(text, unit);
+  const asHertz = unit === 'MHz' ? parseFrequency(text, 'Hz') : null;
+  const hertzBand = asHertz === null || asHertz === 0 ? null : bandFromFrequency(asHertz);
+  if (hertzBand !== null) {
+    const mhzBand = hz === null ? null : bandFromFrequency(hz);
+    const isHertz = stated === undefined ? mhzBand === null || mhzBand === 'submm' : hertzBand === stated.toLowerCase() && mhzBand !== hertzBand;
+    if (isHertz) {
+      messages.push(`${name} ${quote(text)} is Hz, not MHz: stored as ${formatMhz(asHertz!)} MHz`);
+      return asHertz;
+    }
+  }
   if (hz === null) messages.push(`${name} ${quote(text)} is not a frequency; field dropped`);
   return hz === 0 ? null : hz;
-}
-
-/**
- * Some loggers write Hz where ADIF wants MHz (`<FREQ:7>7076000` with BAND 40m, 7 THz as MHz),
- * whatever the digit count. A value is Hz when read as Hz it lies in the record's band and read
- * as MHz it does not; without BAND, when read as Hz it lies in some band and read as MHz in none
- * or in submm (300 GHz–7.5 THz, where a 6–7 digit HF value in Hz would land: a submm QSO states
- * its band). Said in one message per field, grouped by the import.
- */
-function hertzInsteadOfMhz(
-  name: CoreField,
-  text: string | undefined,
-  stated: string | undefined,
-  hz: number | null,
-  unit: FrequencyUnit,
-  messages: string[],
-): number | null {
-  if (unit !== 'MHz' || hz === null || text === undefined) return hz;
-  const asHertz = parseFrequency(text, 'Hz');
-  const hertzBand = asHertz === null || asHertz === 0 ? null : bandFromFrequency(asHertz);
-  if (hertzBand === null) return hz;
-  const mhzBand = bandFromFrequency(hz);
-  const isHertz = stated === undefined
-    ? mhzBand === null || mhzBand === 'submm'
-    : hertzBand === stated.toLowerCase() && mhzBand !== hertzBand;
-  if (!isHertz) return hz;
-  messages.push(`${name} ${quote(text)} is Hz, not MHz: stored as ${formatMhz(asHertz!)} MHz`);
-  return asHertz;
 }
 
 /**
@@ -384,8 +373,8 @@ export function normalizeRecord(raw: RawRecord, options: NormalizeOptions): Norm
 
   const dateOff = optionalPart('QSO_DATE_OFF', core.QSO_DATE_OFF, parseAdifDate, 'a valid date', messages);
   const timeOff = optionalPart('TIME_OFF', core.TIME_OFF, parseAdifTime, 'a valid time', messages);
-  const freq = hertzInsteadOfMhz('FREQ', core.FREQ, core.BAND, frequency('FREQ', core.FREQ, options.frequencyUnit, messages), options.frequencyUnit, messages);
-  const freqRx = hertzInsteadOfMhz('FREQ_RX', core.FREQ_RX, core.BAND_RX, frequency('FREQ_RX', core.FREQ_RX, options.frequencyUnit, messages), options.frequencyUnit, messages);
+  const freq = frequency('FREQ', core.FREQ, core.BAND, options.frequencyUnit, messages);
+  const freqRx = frequency('FREQ_RX', core.FREQ_RX, core.BAND_RX, options.frequencyUnit, messages);
   const { mode, submode } = splitMode(core.MODE ?? '', core.SUBMODE);
 
   const qso: NormalizedQso = {

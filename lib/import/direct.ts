@@ -51,7 +51,7 @@ export async function importSmallAdif(
   const outcomes = await inserts.insert({ stationId: station.id, ownerId: station.userId, rows, returnRows: false });
   const ids = outcomes.flatMap((outcome) => ('id' in outcome ? [outcome.id] : []));
   outcomes.forEach((outcome, index) => {
-    if (!('id' in outcome)) processor.notes.add('duplicate', rowLabel(rows[index]!));
+    if (!('id' in outcome)) processor.notes.add('duplicate', () => rowLabel(rows[index]!));
   });
   return {
     parsed: processor.parsed,

@@ -35,7 +35,7 @@ export class MatchTally {
   }
 
   private report(problem: MatchProblem, inserting: boolean): void {
-    const qso = qsoLabel(problem.call, problem.time, problem.band, problem.mode);
+    const qso = () => qsoLabel(problem.call, problem.time, problem.band, problem.mode);
     if (problem.kind === 'unmatched') {
       if (!problem.download) {
         this.skipped++;
@@ -48,6 +48,6 @@ export class MatchTally {
       return;
     }
     this.ambiguous++;
-    this.notes.add(problem.kind, `${qso} (QSO ${problem.qso_id})`);
+    this.notes.add(problem.kind, () => `${qso()} (QSO ${problem.qso_id})`);
   }
 }

@@ -51,11 +51,12 @@ export class QsoNotes {
   /** `location`: the location's callsign, named by the callsign groups. */
   constructor(private readonly location: string) {}
 
-  add(kind: NoteKind, example: string, subject?: string): void {
+  /** `describe` names the QSO (qsoLabel); called for the first few of a kind only. */
+  add(kind: NoteKind, describe: () => string, subject?: string): void {
     let group = this.groups.get(kind);
     if (group === undefined) this.groups.set(kind, (group = { count: 0, examples: [], subjects: [] }));
     group.count++;
-    if (group.examples.length < EXAMPLES_SHOWN) group.examples.push(example);
+    if (group.examples.length < EXAMPLES_SHOWN) group.examples.push(describe());
     if (subject !== undefined && group.subjects.length < SUBJECTS_SHOWN && !group.subjects.includes(subject)) group.subjects.push(subject);
   }
 
@@ -85,17 +86,19 @@ export class QsoNotes {
   }
 
   private sentence(kind: NoteKind, { count, subjects }: NoteGroup): string {
-    const records = count === 1 ? '1 record' : `${count} records`;
+    const one = count === 1;
+    const records = one ? '1 record' : `${count} records`;
+    const were = one ? 'was' : 'were';
     const callsigns = `${subjects.join(', ')}${subjects.length === SUBJECTS_SHOWN ? ', …' : ''}`;
     switch (kind) {
       case 'duplicate': return `${records} skipped as duplicates: already in the log or earlier in this input`;
-      case 'unmatched_kept_out': return `${records} matched no QSO in the log and were not imported`;
-      case 'unmatched_inserted': return `${records} matched no QSO in the log and were imported as new QSOs`;
-      case 'tie': return `${records} matched two QSOs equally near and were not applied`;
-      case 'claimed': return `${records} matched a QSO that a nearer record of this input confirms and were not applied`;
-      case 'claimed_before': return `${records} matched a QSO that an earlier record of this input confirmed and were not applied`;
-      case 'foreign_callsign': return `${records} name station callsign ${callsigns}, not the location's ${this.location}: imported all the same`;
-      case 'foreign_callsign_refused': return `${records} name station callsign ${callsigns}, not the location's ${this.location}: not imported`;
+      case 'unmatched_kept_out': return `${records} matched no QSO in the log and ${were} not imported`;
+      case 'unmatched_inserted': return `${records} matched no QSO in the log and ${were} imported as new QSOs`;
+      case 'tie': return `${records} matched two QSOs equally near and ${were} not applied`;
+      case 'claimed': return `${records} matched a QSO that a nearer record of this input confirms and ${were} not applied`;
+      case 'claimed_before': return `${records} matched a QSO that an earlier record of this input confirmed and ${were} not applied`;
+      case 'foreign_callsign': return `${records} ${one ? 'names' : 'name'} station callsign ${callsigns}, not the location's ${this.location}: imported all the same`;
+      case 'foreign_callsign_refused': return `${records} ${one ? 'names' : 'name'} station callsign ${callsigns}, not the location's ${this.location}: not imported`;
     }
   }
 

@@ -111,7 +111,7 @@ export class RecordProcessor {
       const foreign = foreignCallsign(qso, this.station);
       // A club member's own call in OPERATOR is who operated the club station, not another station.
       if (foreign !== null && foreign !== this.options.operator && foreign !== this.options.defaultOperator) {
-        const label = `${foreign}: ${qsoLabel(qso.call, qso.timeOn, qso.band, qso.mode)}`;
+        const label = () => `${foreign}: ${qsoLabel(qso.call, qso.timeOn, qso.band, qso.mode)}`;
         if (this.options.strictCallsign) {
           this.failed++;
           this.notes.add('foreign_callsign_refused', label, foreign);
@@ -132,7 +132,7 @@ export class RecordProcessor {
     if (!match && this.dupes !== null && !this.dupes.add(qso.call, qso.timeOn, qso.band, qso.mode)) {
       if (policy === 'skip') {
         this.skipped++;
-        this.notes.add('duplicate', qsoLabel(qso.call, qso.timeOn, qso.band, qso.mode));
+        this.notes.add('duplicate', () => qsoLabel(qso.call, qso.timeOn, qso.band, qso.mode));
         return null;
       }
       match = true;
