@@ -292,8 +292,9 @@ function optionalPart(
 function frequency(name: CoreField, text: string | undefined, stated: string | undefined, unit: FrequencyUnit, messages: string[]): number | null {
   if (text === undefined) return null;
   const hz = parseFrequency(text, unit);
+  // A value with a unit of its own ("7076000 Hz", "14.074 MHz") reads the same either way.
   const asHertz = unit === 'MHz' ? parseFrequency(text, 'Hz') : null;
-  const hertzBand = asHertz === null || asHertz === 0 ? null : bandFromFrequency(asHertz);
+  const hertzBand = asHertz === null || asHertz === 0 || asHertz === hz ? null : bandFromFrequency(asHertz);
   if (hertzBand !== null) {
     const mhzBand = hz === null ? null : bandFromFrequency(hz);
     const isHertz = stated === undefined ? mhzBand === null || mhzBand === 'submm' : hertzBand === stated.toLowerCase() && mhzBand !== hertzBand;

@@ -220,6 +220,8 @@ t.test('band: stated, derived, mismatched, out of band', async (t) => {
     [{ BAND: '3cm', FREQ: '10368.1' }, '3cm', null, 10368100000, []],
     [{ FREQ: '10368.1' }, '3cm', null, 10368100000, []],
     [{ FREQ: '136000' }, '2mm', null, 136000000000, []],
+    [{ FREQ: '1000000 MHz' }, 'submm', null, 1000000000000, []],
+    [{ BAND: '40m', FREQ: '7076000 Hz' }, '40m', null, 7076000, []],
   ];
   for (const [extra, band, bandRx, freq, messages] of cases) {
     const result = normalizeRecord({ ...minimal, ...extra }, ADIF);

@@ -8,7 +8,7 @@ import { parseAdif } from '../../lib/adif/tokenizer.js';
 import { createOperator } from '../helpers/fixtures.js';
 import { testDatabase } from '../helpers/db.js';
 import { adifDocument, qso, qsoCount } from './helpers.js';
-import { lotwReport, qrzDownload } from './downloadFixtures.js';
+import { lotwReport } from './downloadFixtures.js';
 import { logbookBin } from '../helpers/bin.js';
 
 t.test('logbook import and export', async (t) => {
@@ -126,36 +126,6 @@ t.test('logbook import and export', async (t) => {
     t.match(JSON.parse(real.stdout), { parsed: 2, imported: 1, confirmed: 1, unmatched: 1, download: 'lotw' });
     const { rows } = await db.pool.query("SELECT call, lotw_qsl_rcvd FROM qso WHERE station_id = $1 ORDER BY call", [own.stationId]);
     t.same(rows, [{ call: 'OH1CLI', lotw_qsl_rcvd: 'Y' }, { call: 'OH3CLI', lotw_qsl_rcvd: 'Y' }]);
-  });
-
-  t.test('import: a 10,000-record report that matches nothing prints a short summary; a QRZ download into an empty location is stored; --strict-callsign', async (t) => {
-    const own = await createOperator(db.pool, { callsign: 'DL4CLI' });
-    const station = String(own.stationId);
-    t.equal(run(['import', file, '--station', station]).status, 0);
-    const report = join(dir, 'big-lotwreport.adi');
-    writeFileSync(report, lotwReport('DL4CLI', Array.from({ length: 10_000 }, (_, i) => ({
-      call: `K${i}ZZ`, date: `202404${String(1 + Math.floor(i / 1440)).padStart(2, '0')}`,
-      time: `${String(Math.floor((i % 1440) / 60)).padStart(2, '0')}${String(i % 60).padStart(2, '0')}`, band: '20M', mode: 'FT8',
-    }))));
-    const big = run(['import', report, '--station', station]);
-    t.equal(big.status, 0, big.stderr);
-    t.ok(Buffer.byteLength(big.stdout) < 64 * 1024, `summary of ${Buffer.byteLength(big.stdout)} bytes`);
-    t.match(big.stdout, /^imported 0 of 10000 records from a LoTW report into station location \d+ \(?.*10000 records unmatched/);
-    t.match(big.stdout, /\n {2}10000 records matched no QSO in the log and were not imported \(first: K0ZZ 2024-04-01 00:00 20m FT8; .*\); import with --insert-unmatched to store them\n$/);
-    t.equal(run(['import', report, '--station', station, '--insert-unmatched', '--no-insert-unmatched']).status, 2, 'contradicting flags are a usage error');
-
-    const empty = await createOperator(db.pool, { callsign: 'DL5CLI' });
-    const qrz = join(dir, 'qrz.adi');
-    // The first record of the download names another station.
-    writeFileSync(qrz, qrzDownload('DL5CLI', [
-      { call: 'K8QRB', date: '20240301', time: '1100', band: '40m', mode: 'CW', status: 'N' },
-      { call: 'K8QRA', date: '20240301', time: '1000', band: '20m', mode: 'SSB', status: 'C', qsldate: '20240305' },
-    ]).replace('<station_callsign:6>DL5CLI', '<station_callsign:6>KK7KNB'));
-    const strict = run(['import', qrz, '--station', String(empty.stationId), '--strict-callsign', '--json']);
-    t.equal(strict.status, 0, strict.stderr);
-    t.match(JSON.parse(strict.stdout), { download: 'qrz', parsed: 2, imported: 1, unmatched: 1, failed: 1 });
-    t.match(JSON.parse(strict.stdout).messages, [/^1 record matched no QSO/, /^1 record names station callsign KK7KNB, not the location's DL5CLI: not imported/]);
-    t.equal(await qsoCount(db.pool, empty.stationId), 1, 'into an empty location a QRZ download is stored, less the refused record');
   });
 
   t.test('export: to stdout or a file, since an id', async (t) => {
