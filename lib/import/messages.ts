@@ -105,8 +105,9 @@ export function boundMessages(lines: readonly string[], maxBytes = MESSAGES_MAX_
   let bytes = 0;
   for (const [index, full] of lines.entries()) {
     const line = full.length > LINE_MAX_CHARS ? `${full.slice(0, LINE_MAX_CHARS)}…` : full;
+    // 4 bytes a line for its JSON quotes and comma; 64 kept for the closing line.
     bytes += Buffer.byteLength(line, 'utf8') + 4;
-    if (bytes > maxBytes) {
+    if (bytes > maxBytes - 64) {
       kept.push(`... and ${lines.length - index} more message lines`);
       break;
     }

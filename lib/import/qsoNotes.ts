@@ -34,8 +34,9 @@ const SUBJECTS_SHOWN = 3;
 interface NoteGroup {
   count: number;
   examples: string[];
-  /** Distinct callsigns a foreign-callsign group names (the first few). */
+  /** Distinct callsigns a foreign-callsign group names (the first few), and whether there are more. */
   subjects: string[];
+  moreSubjects: boolean;
 }
 
 /** "W1AW 2024-01-05 14:02 20m FT8". `time` is 'YYYY-MM-DD HH:MM[:SS]'. */
@@ -54,21 +55,19 @@ export class QsoNotes {
   /** `describe` names the QSO (qsoLabel); called for the first few of a kind only. */
   add(kind: NoteKind, describe: () => string, subject?: string): void {
     let group = this.groups.get(kind);
-    if (group === undefined) this.groups.set(kind, (group = { count: 0, examples: [], subjects: [] }));
+    if (group === undefined) this.groups.set(kind, (group = { count: 0, examples: [], subjects: [], moreSubjects: false }));
     group.count++;
     if (group.examples.length < EXAMPLES_SHOWN) group.examples.push(describe());
-    if (subject !== undefined && group.subjects.length < SUBJECTS_SHOWN && !group.subjects.includes(subject)) group.subjects.push(subject);
-  }
-
-  count(kind: NoteKind): number {
-    return this.groups.get(kind)?.count ?? 0;
+    if (subject === undefined || group.subjects.includes(subject)) return;
+    if (group.subjects.length < SUBJECTS_SHOWN) group.subjects.push(subject);
+    else group.moreSubjects = true;
   }
 
   /** Duplicates the database found (lost to a concurrent writer, or left out by its unique index): counted, not named. */
   addCount(kind: NoteKind, count: number): void {
     if (count <= 0) return;
     const group = this.groups.get(kind);
-    if (group === undefined) this.groups.set(kind, { count, examples: [], subjects: [] });
+    if (group === undefined) this.groups.set(kind, { count, examples: [], subjects: [], moreSubjects: false });
     else group.count += count;
   }
 
@@ -85,11 +84,11 @@ export class QsoNotes {
     return lines;
   }
 
-  private sentence(kind: NoteKind, { count, subjects }: NoteGroup): string {
+  private sentence(kind: NoteKind, { count, subjects, moreSubjects }: NoteGroup): string {
     const one = count === 1;
     const records = one ? '1 record' : `${count} records`;
     const were = one ? 'was' : 'were';
-    const callsigns = `${subjects.join(', ')}${subjects.length === SUBJECTS_SHOWN ? ', …' : ''}`;
+    const callsigns = `${subjects.join(', ')}${moreSubjects ? ', …' : ''}`;
     switch (kind) {
       case 'duplicate': return `${records} skipped as duplicates: already in the log or earlier in this input`;
       case 'unmatched_kept_out': return `${records} matched no QSO in the log and ${were} not imported`;
