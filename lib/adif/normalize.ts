@@ -281,32 +281,30 @@ function optionalPart(
   return value;
 }
 
-/** FREQ / FREQ_RX in Hz; invalid → null and a message. 0 Hz, which some loggers write for "unknown", is absent. */
-function frequency(name: CoreField, text: string | undefined, unit: FrequencyUnit, messages: string[]): number | null {
+/**
+ * FREQ / FREQ_RX in Hz; invalid → null and a message. 0 Hz, which some loggers write for
+ * "unknown", is absent. Some loggers write Hz where ADIF wants MHz (`<FREQ:7>7076000` with BAND
+ * 40m, 7 THz as MHz), whatever the digit count: a value is Hz when read as Hz it lies in the
+ * record's band and read as MHz it does not; without BAND, when read as Hz it lies in some band
+ * and read as MHz in none or in submm (300 GHz–7.5 THz, where a 6–7 digit HF value in Hz would
+ * land: a submm QSO states its band). Said in one message per field, which the import groups.
+ */
+function frequency(name: CoreField, text: string | undefined, stated: string | undefined, unit: FrequencyUnit, messages: string[]): number | null {
   if (text === undefined) return null;
   const hz = parseFrequency(text, unit);
+  // A value with a unit of its own ("7076000 Hz", "14.074 MHz") reads the same either way.
+  const asHertz = unit === 'MHz' ? parseFrequency(text, 'Hz') : null;
+  const hertzBand = asHertz === null || asHertz === 0 || asHertz === hz ? null : bandFromFrequency(asHertz);
+  if (hertzBand !== null) {
+    const mhzBand = hz === null ? null : bandFromFrequency(hz);
+    const isHertz = stated === undefined ? mhzBand === null || mhzBand === 'submm' : hertzBand === stated.toLowerCase() && mhzBand !== hertzBand;
+    if (isHertz) {
+      messages.push(`${name} ${quote(text)} is Hz, not MHz: stored as ${formatMhz(asHertz!)} MHz`);
+      return asHertz;
+    }
+  }
   if (hz === null) messages.push(`${name} ${quote(text)} is not a frequency; field dropped`);
   return hz === 0 ? null : hz;
-}
-
-/**
- * Some loggers write Hz where ADIF wants MHz (a Cloudlog backup's `<FREQ:8>14070000`, which as
- * MHz is 14 THz). When the value read as MHz lies in no band but read as Hz lies in the band the
- * record states, it was Hz: kept as such, with a message.
- */
-function hertzInsteadOfMhz(
-  name: CoreField,
-  text: string | undefined,
-  stated: string | undefined,
-  hz: number | null,
-  unit: FrequencyUnit,
-  messages: string[],
-): number | null {
-  if (unit !== 'MHz' || hz === null || text === undefined || stated === undefined || bandFromFrequency(hz) !== null) return hz;
-  const asHertz = parseFrequency(text, 'Hz');
-  if (asHertz === null || asHertz === 0 || bandFromFrequency(asHertz) !== stated.toLowerCase()) return hz;
-  messages.push(`${name} ${quote(text)} is no frequency in MHz but is one in Hz in the record's band ${stated.toLowerCase()}: stored as ${formatMhz(asHertz)} MHz`);
-  return asHertz;
 }
 
 /**
@@ -376,8 +374,8 @@ export function normalizeRecord(raw: RawRecord, options: NormalizeOptions): Norm
 
   const dateOff = optionalPart('QSO_DATE_OFF', core.QSO_DATE_OFF, parseAdifDate, 'a valid date', messages);
   const timeOff = optionalPart('TIME_OFF', core.TIME_OFF, parseAdifTime, 'a valid time', messages);
-  const freq = hertzInsteadOfMhz('FREQ', core.FREQ, core.BAND, frequency('FREQ', core.FREQ, options.frequencyUnit, messages), options.frequencyUnit, messages);
-  const freqRx = hertzInsteadOfMhz('FREQ_RX', core.FREQ_RX, core.BAND_RX, frequency('FREQ_RX', core.FREQ_RX, options.frequencyUnit, messages), options.frequencyUnit, messages);
+  const freq = frequency('FREQ', core.FREQ, core.BAND, options.frequencyUnit, messages);
+  const freqRx = frequency('FREQ_RX', core.FREQ_RX, core.BAND_RX, options.frequencyUnit, messages);
   const { mode, submode } = splitMode(core.MODE ?? '', core.SUBMODE);
 
   const qso: NormalizedQso = {

@@ -73,7 +73,9 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     flags: {
       station: 'station location id', 'dry-run': 'check only: count what would be imported, skipped as duplicates and failed', ...json,
       'on-duplicate': 'records already in the log: skip, confirm or merge (default: confirm for recognised downloads, else skip)',
-      'insert-unmatched': "also insert a recognised download's records that match no QSO",
+      'insert-unmatched': "insert a recognised download's records that match no QSO (default: for a QRZ or Club Log download, or into a location without QSOs)",
+      'no-insert-unmatched': "only report a download's records that match no QSO (default for a LoTW report or eQSL inbox into a location with QSOs)",
+      'strict-callsign': "refuse records whose STATION_CALLSIGN (else OPERATOR) is not the location's callsign (default: import them with a warning)",
       config: 'JSON configuration file (import_batch_rows)',
     },
   },

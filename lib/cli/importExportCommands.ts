@@ -5,7 +5,7 @@ import type { Readable, Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type pg from 'pg';
 import { loadConfig } from '../config.js';
-import { DUPLICATE_POLICIES, isDuplicatePolicy, type DuplicatePolicy, type ImportSummary } from '../import/types.js';
+import { DUPLICATE_POLICIES, isDuplicatePolicy, type DownloadSource, type DuplicatePolicy, type ImportSummary } from '../import/types.js';
 import { optionalString, parseId, requireId, UsageError, type Command } from './command.js';
 import { CABRILLO_FLAGS, CABRILLO_USAGE, exportCabrillo } from './cabrilloExport.js';
 import { gunzipIfCompressed } from './gzipInput.js';
@@ -30,17 +30,30 @@ async function openInput(path: string): Promise<{ input: Readable; size: number 
   }
 }
 
+/** The counts on one line, then the grouped messages (bounded by the import: MESSAGES_MAX_BYTES). */
 function humanSummary(summary: ImportSummary, stationId: number, dryRun: boolean): string {
   const ids = summary.firstId === null ? '' : ` (ids ${summary.firstId}–${summary.lastId})`;
+  const download = summary.download === null ? '' : ` from a ${DOWNLOAD_NAMES[summary.download]}`;
   const head = dryRun
-    ? `dry run, nothing written: ${summary.parsed} records read, ${summary.imported} would be imported into station location ${stationId}`
-    : `imported ${summary.imported} QSOs into station location ${stationId}${ids}`;
-  const download = summary.download === null ? '' : ` (a ${summary.download} download)`;
+    ? `dry run, nothing written: ${summary.parsed} records read${download}, ${summary.imported} would be imported into station location ${stationId}`
+    : `imported ${summary.imported} of ${summary.parsed} records${download} into station location ${stationId}${ids}`;
   const matching = summary.confirmed + summary.unchanged + summary.unmatched + summary.ambiguous > 0
-    ? `; ${summary.confirmed} QSOs ${dryRun ? 'would be ' : ''}confirmed, ${summary.unchanged} unchanged, ${summary.unmatched} records unmatched, ${summary.ambiguous} ambiguous${download}`
+    ? `; ${summary.confirmed} QSOs ${dryRun ? 'would be ' : ''}confirmed, ${summary.unchanged} unchanged, ${summary.unmatched} records unmatched, ${summary.ambiguous} ambiguous`
     : '';
   const counts = `${head}${matching}; ${summary.skipped} duplicates skipped, ${summary.failed} records failed`;
   return [counts, ...summary.messages.map((message) => `  ${message}`)].join('\n');
+}
+
+const DOWNLOAD_NAMES: Readonly<Record<DownloadSource, string>> = {
+  lotw: 'LoTW report', qrz: 'QRZ logbook download', eqsl: 'eQSL inbox', clublog: 'Club Log download',
+};
+
+/** --insert-unmatched / --no-insert-unmatched; neither: by what the download is. */
+function insertUnmatched(values: Readonly<Record<string, unknown>>): boolean | undefined {
+  const on = values['insert-unmatched'] === true;
+  const off = values['no-insert-unmatched'] === true;
+  if (on && off) throw new UsageError('--insert-unmatched and --no-insert-unmatched contradict each other');
+  return on ? true : off ? false : undefined;
 }
 
 function parsePolicy(value: string | undefined): DuplicatePolicy | undefined {
@@ -50,12 +63,14 @@ function parsePolicy(value: string | undefined): DuplicatePolicy | undefined {
 
 export const importCommand: Command = {
   name: 'import',
-  usage: `import FILE|- --station ID [--on-duplicate ${DUPLICATE_POLICIES.join('|')}] [--insert-unmatched] [--dry-run] [--json] [--config FILE]`,
+  usage: `import FILE|- --station ID [--on-duplicate ${DUPLICATE_POLICIES.join('|')}] [--insert-unmatched|--no-insert-unmatched] [--strict-callsign] [--dry-run] [--json] [--config FILE]`,
   options: {
     json: { type: 'boolean' },
     station: { type: 'string' },
     'on-duplicate': { type: 'string' },
     'insert-unmatched': { type: 'boolean' },
+    'no-insert-unmatched': { type: 'boolean' },
+    'strict-callsign': { type: 'boolean' },
     'dry-run': { type: 'boolean' },
     config: { type: 'string' },
   },
@@ -64,6 +79,7 @@ export const importCommand: Command = {
     const stationId = requireId(values, 'station');
     const dryRun = values['dry-run'] === true;
     const onDuplicate = parsePolicy(optionalString(values, 'on-duplicate'));
+    const unmatched = insertUnmatched(values);
     const config = loadConfig(optionalString(values, 'config'));
     const opened = await openInput(positionals[0]!);
     const { input, compressed } = await gunzipIfCompressed(opened.input);
@@ -79,7 +95,9 @@ export const importCommand: Command = {
         frequencyUnit: 'MHz',
         dryRun,
         onDuplicate,
-        insertUnmatched: values['insert-unmatched'] === true,
+        insertUnmatched: unmatched,
+        strictCallsign: values['strict-callsign'] === true,
+        door: 'cli',
         rowsPerBatch: config.import_batch_rows,
         onProgress: progress.update,
       });

@@ -4,7 +4,7 @@ import type { TargetStation } from '../accounts/targetStations.js';
 import { UnreadableInputError } from './errors.js';
 import { importAdif } from './pipeline.js';
 import { RecordProcessor } from './recordProcessor.js';
-import { INSERT_COLUMNS } from './rowValues.js';
+import { INSERT_COLUMNS, rowLabel } from './rowValues.js';
 import { createItemReader, sniffAdifFormat } from './rowStreams.js';
 import type { InsertBatcher } from './insertBatcher.js';
 import type { AdifItemSink } from '../adif/itemReader.js';
@@ -50,6 +50,9 @@ export async function importSmallAdif(
 
   const outcomes = await inserts.insert({ stationId: station.id, ownerId: station.userId, rows, returnRows: false });
   const ids = outcomes.flatMap((outcome) => ('id' in outcome ? [outcome.id] : []));
+  outcomes.forEach((outcome, index) => {
+    if (!('id' in outcome)) processor.notes.add('duplicate', () => rowLabel(rows[index]!));
+  });
   return {
     parsed: processor.parsed,
     imported: ids.length,
@@ -59,7 +62,7 @@ export async function importSmallAdif(
     ambiguous: 0,
     skipped: processor.skipped + processor.staged - ids.length,
     failed: processor.failed,
-    messages: processor.messages.list(),
+    messages: processor.summaryMessages(),
     download: processor.download,
     firstId: ids.length > 0 ? ids.reduce((a, b) => Math.min(a, b)) : null,
     lastId: ids.length > 0 ? ids.reduce((a, b) => Math.max(a, b)) : null,

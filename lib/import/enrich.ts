@@ -71,3 +71,13 @@ export function stationCallsignMismatch(qso: NormalizedQso, station: TargetStati
   if (stated === undefined || stated === station.callsign) return null;
   return `STATION_CALLSIGN ${stated} differs from the station location's callsign ${station.callsign}`;
 }
+
+/**
+ * The callsign a record says it was made from (STATION_CALLSIGN, else OPERATOR) when that is not
+ * the location's, else null. Runs before fillStation.
+ */
+export function foreignCallsign(qso: NormalizedQso, station: TargetStation): string | null {
+  const stated = qso.fields.station_callsign ?? qso.fields.operator;
+  if (stated === undefined || stated.toUpperCase() === station.callsign.toUpperCase()) return null;
+  return stated;
+}

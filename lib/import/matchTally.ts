@@ -1,29 +1,29 @@
 import type { MatchBatchResult, MatchProblem } from './matchBatch.js';
-import { recordPlace, type MessageLog } from './messages.js';
+import { qsoLabel, type QsoNotes } from './qsoNotes.js';
 
 /**
- * The counts of the batches' matching, and one message per record that was not applied,
- * naming its QSO so that the user learns what is missing from the log. A record that is not
- * from a recognised download was marked for matching because the duplicate index knew its key:
- * when it finds no QSO (one the requester may not see), it is simply a skipped duplicate.
+ * The counts of the batches' matching, and a grouped note for the records that were not applied
+ * (QsoNotes), naming the first QSOs so that the user learns what is missing from the log. A record
+ * that is not from a recognised download was marked for matching because the duplicate index
+ * knew its key: when it finds no QSO (one the requester may not see), it is simply a skipped
+ * duplicate.
  */
 export class MatchTally {
   matched = 0;
   changed = 0;
   inserted = 0;
   unmatched = 0;
+  /** Unmatched download records of batches that inserted them: those not inserted lost to a concurrent writer. */
+  meantToInsert = 0;
   ambiguous = 0;
   skipped = 0;
   firstId: number | null = null;
   lastId: number | null = null;
 
-  constructor(
-    private readonly messages: MessageLog,
-    /** Unmatched download records are inserted. */
-    readonly inserting: boolean,
-  ) {}
+  constructor(private readonly notes: QsoNotes) {}
 
-  add(batch: MatchBatchResult): void {
+  /** `inserting`: the batch inserted its unmatched download records. */
+  add(batch: MatchBatchResult, inserting: boolean): void {
     this.matched += batch.matched;
     this.changed += batch.changed;
     this.inserted += batch.inserted;
@@ -31,27 +31,23 @@ export class MatchTally {
       this.firstId = Math.min(this.firstId ?? batch.firstId, batch.firstId);
       this.lastId = Math.max(this.lastId ?? batch.lastId!, batch.lastId!);
     }
-    for (const problem of batch.problems) this.report(problem);
+    for (const problem of batch.problems) this.report(problem, inserting);
   }
 
-  private report(problem: MatchProblem): void {
-    const place = recordPlace(problem.record_no, problem.line);
-    const qso = `${problem.call} ${problem.time} ${problem.band || '(no band)'} ${problem.mode || '(no mode)'}`;
+  private report(problem: MatchProblem, inserting: boolean): void {
+    const qso = () => qsoLabel(problem.call, problem.time, problem.band, problem.mode);
     if (problem.kind === 'unmatched') {
       if (!problem.download) {
         this.skipped++;
+        this.notes.add('duplicate', qso);
         return;
       }
       this.unmatched++;
-      this.messages.addSingle(`${place}: no QSO in the log matches ${qso}; ${this.inserting ? 'imported as a new QSO' : 'not imported'}`);
+      if (inserting) this.meantToInsert++;
+      this.notes.add(inserting ? 'unmatched_inserted' : 'unmatched_kept_out', qso);
       return;
     }
     this.ambiguous++;
-    const why = {
-      tie: 'and another QSO equally near',
-      claimed: ', which a nearer record of this input confirms',
-      claimed_before: ', which an earlier record of this input confirmed',
-    }[problem.kind];
-    this.messages.addSingle(`${place}: ${qso} matches QSO ${problem.qso_id}${problem.kind === 'tie' ? ' ' : ''}${why}; not applied`);
+    this.notes.add(problem.kind, () => `${qso()} (QSO ${problem.qso_id})`);
   }
 }

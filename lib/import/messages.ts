@@ -8,6 +8,13 @@
  */
 
 export const DEFAULT_MESSAGE_LIMIT = 1000;
+/**
+ * Bytes of messages a summary carries at most, whatever the door (HTTP answer, import job, CLI,
+ * v1): a 10,000-record report with a problem per record still answers a page a person reads.
+ */
+export const MESSAGES_MAX_BYTES = 16 * 1024;
+/** Characters of one line at most (a first message quotes values, each cut to a few dozen). */
+const LINE_MAX_CHARS = 800;
 /** Places listed on a grouped line. */
 const PLACES_SHOWN = 5;
 
@@ -51,12 +58,6 @@ export class MessageLog {
     for (const message of messages) this.group(kindOf(message), `${place}: ${message}`, place);
   }
 
-  /** A message that stands on its own line whatever else is said (it names one QSO). */
-  addSingle(message: string): void {
-    if (this.lines.length < this.limit) this.lines.push({ first: message, places: [], count: 1 });
-    else this.dropped++;
-  }
-
   /**
    * Reports each unknown field name the first time it appears in this input. Only `limit`
    * names are remembered, so a hostile file with endless distinct names cannot grow the set.
@@ -93,4 +94,24 @@ export class MessageLog {
     });
     return this.dropped === 0 ? lines : [...lines, `... and ${this.dropped} more`];
   }
+}
+
+/**
+ * `lines` cut to MESSAGES_MAX_BYTES (UTF-8), each line to LINE_MAX_CHARS; what does not fit is
+ * counted in a closing line.
+ */
+export function boundMessages(lines: readonly string[], maxBytes = MESSAGES_MAX_BYTES): string[] {
+  const kept: string[] = [];
+  let bytes = 0;
+  for (const [index, full] of lines.entries()) {
+    const line = full.length > LINE_MAX_CHARS ? `${full.slice(0, LINE_MAX_CHARS)}…` : full;
+    // 4 bytes a line for its JSON quotes and comma; 64 kept for the closing line.
+    bytes += Buffer.byteLength(line, 'utf8') + 4;
+    if (bytes > maxBytes - 64) {
+      kept.push(`... and ${lines.length - index} more message lines`);
+      break;
+    }
+    kept.push(line);
+  }
+  return kept;
 }

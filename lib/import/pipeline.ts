@@ -9,7 +9,7 @@ import { RecordProcessor } from './recordProcessor.js';
 import { AdifRowsTransform, RecordRowsTransform, type AdifFormat } from './rowStreams.js';
 import { beginQsoWriteForStations } from '../qso/writeLock.js';
 import { createStagingTable, DEFAULT_LIMITS, lockStationForImport, StagingWriter, type StoredRange } from './staging.js';
-import type { ImportOptions, ImportSummary, RawRecord } from './types.js';
+import { wholeLogDownload, type ImportOptions, type ImportSummary, type RawRecord } from './types.js';
 
 /**
  * Bulk imports: input → reader/normaliser/duplicate check (one Transform) → COPY into a
@@ -58,18 +58,28 @@ async function runImport(db: pg.Pool, input: Readable, options: ImportOptions, t
     const dupes = await loadDupeIndex(client, options.stationId);
     await createStagingTable(client);
     const processor = new RecordProcessor(station, options, dupes);
-    const tally = new MatchTally(processor.messages, options.insertUnmatched === true);
-    const matching: MatchBatchOptions = {
-      stationId: options.stationId,
-      operator: options.operator || null,
-      policy: options.onDuplicate === 'merge' ? 'merge' : 'confirm',
-      insertUnmatched: options.insertUnmatched === true,
-      dryRun,
+    const tally = new MatchTally(processor.notes);
+    // Read before the first record is: the records' own inserts fill the location.
+    const emptyLocation = dupes.size === 0;
+    const matching = (): MatchBatchOptions => {
+      // Decided per batch: the download a document is shows in its header or first record.
+      const byDefault = options.insertUnmatched === undefined;
+      const insertUnmatched = options.insertUnmatched ?? (emptyLocation || wholeLogDownload(processor.download));
+      if (byDefault && insertUnmatched) processor.notes.insertedByDefault = true;
+      return {
+        stationId: options.stationId,
+        operator: options.operator || null,
+        policy: options.onDuplicate === 'merge' ? 'merge' : 'confirm',
+        insertUnmatched,
+        dryRun,
+      };
     };
     const staging = new StagingWriter(client, options.stationId, { ...DEFAULT_LIMITS, rowsPerBatch: options.rowsPerBatch ?? DEFAULT_LIMITS.rowsPerBatch }, {
       dryRun,
       afterInsert: async () => {
-        if (processor.toMatch > 0) tally.add(await matchStagedRows(client, matching));
+        if (processor.toMatch === 0) return;
+        const batch = matching();
+        tally.add(await matchStagedRows(client, batch), batch.insertUnmatched);
       },
     });
     await pipeline(input, toRows(processor), staging, ...(options.signal ? [{ signal: options.signal }] : []));
@@ -92,7 +102,8 @@ async function runImport(db: pg.Pool, input: Readable, options: ImportOptions, t
 function summarize(processor: RecordProcessor, stored: StoredRange, tally: MatchTally, dryRun: boolean): ImportSummary {
   // Staged rows the INSERT left out lost a race with a concurrent writer, and so did unmatched
   // download records an insert of them left out: duplicates too.
-  const lostToConflicts = processor.staged - stored.stored + (tally.inserting ? tally.unmatched - tally.inserted : 0);
+  const lostToConflicts = processor.staged - stored.stored + tally.meantToInsert - tally.inserted;
+  processor.notes.addCount('duplicate', lostToConflicts);
   const firstIds = [stored.firstId, tally.firstId].filter((id) => id !== null);
   const lastIds = [stored.lastId, tally.lastId].filter((id) => id !== null);
   return {
@@ -104,7 +115,7 @@ function summarize(processor: RecordProcessor, stored: StoredRange, tally: Match
     ambiguous: tally.ambiguous,
     skipped: processor.skipped + tally.skipped + lostToConflicts,
     failed: processor.failed,
-    messages: processor.messages.list(),
+    messages: processor.summaryMessages(),
     download: processor.download,
     firstId: dryRun || firstIds.length === 0 ? null : Math.min(...firstIds),
     lastId: dryRun || lastIds.length === 0 ? null : Math.max(...lastIds),

@@ -3,9 +3,10 @@ import type { AdifHeader, AdifItem } from '../adif/types.js';
 import { formatCopyRow } from './copyText.js';
 import type { DupeIndex } from './dupeIndex.js';
 import { downloadOfHeader, downloadOfRecord, translateDownload } from './downloads.js';
-import { fillDxcc, fillStation, stationCallsignMismatch } from './enrich.js';
+import { fillDxcc, fillStation, foreignCallsign, stationCallsignMismatch } from './enrich.js';
 import type { TargetStation } from '../accounts/targetStations.js';
-import { MessageLog, recordPlace } from './messages.js';
+import { boundMessages, MessageLog, recordPlace } from './messages.js';
+import { qsoLabel, QsoNotes, type ImportDoor, type NoteKind } from './qsoNotes.js';
 import { markForMatch, newStagingRow, rowValues } from './rowValues.js';
 import type { DownloadSource, ImportOptions } from './types.js';
 
@@ -28,6 +29,8 @@ export class RecordProcessor {
   /** The first recognised download among the records (or the header's). */
   download: DownloadSource | null = null;
   readonly messages = new MessageLog();
+  /** What became of records for reasons of their QSO (duplicates, unmatched, foreign callsign). */
+  readonly notes: QsoNotes;
 
   private readonly normalizeOptions: NormalizeOptions;
   private readonly row = newStagingRow();
@@ -41,6 +44,15 @@ export class RecordProcessor {
     private readonly dupes: DupeIndex | null,
   ) {
     this.normalizeOptions = { frequencyUnit: options.frequencyUnit };
+    this.notes = new QsoNotes(station.callsign);
+  }
+
+  /** The summary's messages: the grouped notes first (what a person asks first), then the reader's, bounded in bytes. */
+  summaryMessages(): string[] {
+    const door: ImportDoor = this.options.door ?? 'http';
+    // v1 answers its duplicates in a line of its own (the original's wording, which clients know).
+    const omit: NoteKind[] = door === 'v1' ? ['duplicate'] : [];
+    return boundMessages([...this.notes.lines(door, omit), ...this.messages.list()]);
   }
 
   /** The download a header announces applies to every record of the document. */
@@ -95,6 +107,18 @@ export class RecordProcessor {
     if (this.options.checkStationCallsign) {
       const mismatch = stationCallsignMismatch(qso, this.station);
       if (mismatch !== null) return this.reject(recordNo, line, mismatch);
+    } else {
+      const foreign = foreignCallsign(qso, this.station);
+      // A club member's own call in OPERATOR is who operated the club station, not another station.
+      if (foreign !== null && foreign !== this.options.operator && foreign !== this.options.defaultOperator) {
+        const label = () => `${foreign}: ${qsoLabel(qso.call, qso.timeOn, qso.band, qso.mode)}`;
+        if (this.options.strictCallsign) {
+          this.failed++;
+          this.notes.add('foreign_callsign_refused', label, foreign);
+          return null;
+        }
+        this.notes.add('foreign_callsign', label, foreign);
+      }
     }
     const download = this.headerDownload ?? downloadOfRecord(qso.fields);
     if (download !== null) {
@@ -108,6 +132,7 @@ export class RecordProcessor {
     if (!match && this.dupes !== null && !this.dupes.add(qso.call, qso.timeOn, qso.band, qso.mode)) {
       if (policy === 'skip') {
         this.skipped++;
+        this.notes.add('duplicate', () => qsoLabel(qso.call, qso.timeOn, qso.band, qso.mode));
         return null;
       }
       match = true;

@@ -1,6 +1,7 @@
 import { parseAdifDate } from '../adif/datetime.js';
 import type { NormalizedQso } from '../adif/normalize.js';
 import { ADIF_FIELD_COLUMNS, QSO_COLUMNS, type QsoColumn, type QsoColumnKind } from '../db/qsoColumns.js';
+import { qsoLabel } from './qsoNotes.js';
 
 /**
  * A normalised QSO as the values of the columns an insert writes: every column but the
@@ -90,6 +91,11 @@ export const MATCH_COLUMNS = [
 ] as const;
 
 const MATCH_RECORD = INSERT_COLUMNS.length;
+
+/** The QSO a row holds, as import messages name it (qsoLabel). */
+export function rowLabel(row: ReadonlyArray<string | null>): string {
+  return qsoLabel(row[CALL] ?? '', row[TIME_ON] ?? '', row[BAND] ?? '', row[MODE] ?? '');
+}
 
 /** A fresh array for rowValues to fill: the insert columns. */
 export function newRow(): Array<string | null> {

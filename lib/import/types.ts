@@ -1,5 +1,6 @@
 /** What the import entry points (pipeline.ts, insertOne.ts) take and return. */
 import type pg from 'pg';
+import type { ImportDoor } from './qsoNotes.js';
 
 /** One QSO as a JSON client sends it (lower-case ADIF names) or the ADIF reader yields it (upper-case). */
 export type { RawRecord } from '../adif/normalize.js';
@@ -19,6 +20,11 @@ export function isDuplicatePolicy(value: unknown): value is DuplicatePolicy {
 /** Confirmation downloads the import recognises (lib/import/downloads.ts). */
 export type DownloadSource = 'lotw' | 'qrz' | 'eqsl' | 'clublog';
 
+/** A QRZ logbook or Club Log download is the user's whole log there; LoTW and eQSL send confirmations. */
+export function wholeLogDownload(source: DownloadSource | null): boolean {
+  return source === 'qrz' || source === 'clublog';
+}
+
 export interface ImportOptions {
   stationId: number;
   /**
@@ -27,10 +33,16 @@ export interface ImportOptions {
    */
   onDuplicate?: DuplicatePolicy;
   /**
-   * A recognised download's records that match no stored QSO are reported, not inserted; with
-   * this they are inserted too.
+   * A recognised download's records that match no stored QSO: inserted (true) or reported only
+   * (false). Absent: by what the download is (wholeLogDownload) and where it goes: a QRZ logbook
+   * or Club Log download (the user's whole log), or any download into a location without QSOs,
+   * inserts them; a LoTW report or eQSL inbox (confirmations) reports them.
    */
   insertUnmatched?: boolean;
+  /** Records whose STATION_CALLSIGN (else OPERATOR) is not the location's callsign are refused, not only counted under a warning. */
+  strictCallsign?: boolean;
+  /** Where the import came from: how its messages spell the options (default http). */
+  door?: ImportDoor;
   /** Unit of FREQ / FREQ_RX values without a suffix: ADIF documents MHz, JSON Hz. */
   frequencyUnit: 'MHz' | 'Hz';
   /**
@@ -69,7 +81,7 @@ export interface ImportSummary {
   confirmed: number;
   /** Stored QSOs a record matched without changing anything (already confirmed). */
   unchanged: number;
-  /** Records of a recognised download that match no stored QSO (named in messages). */
+  /** Records of a recognised download that match no stored QSO, inserted or not (grouped in messages). */
   unmatched: number;
   /** Records not applied because the match was ambiguous (named in messages). */
   ambiguous: number;
@@ -77,7 +89,11 @@ export interface ImportSummary {
   skipped: number;
   /** Records rejected with a hard error (no CALL, bad date, station callsign mismatch, …). */
   failed: number;
-  /** "record 12, line 340: …", grouped by kind and capped (see MessageLog). */
+  /**
+   * One line per kind with a count and the first few records: what became of records (duplicates,
+   * unmatched, foreign callsign; QsoNotes), then the reader's "record 12, line 340: …" (MessageLog),
+   * at most MESSAGES_MAX_BYTES.
+   */
   messages: string[];
   /** The recognised download the input was (of its first recognised record), or null. */
   download: DownloadSource | null;

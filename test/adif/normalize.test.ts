@@ -197,11 +197,31 @@ t.test('band: stated, derived, mismatched, out of band', async (t) => {
     [{ FREQ: '145.9', FREQ_RX: '435.8' }, '2m', '70cm', 145900000, []],
     [{ BAND: '2m', BAND_RX: '70CM', FREQ_RX: '145.9' }, '2m', '70cm', null, ['BAND_RX 70cm does not match FREQ_RX 145.9 MHz (2m)']],
     [{ FREQ: '14.074M' }, '20m', null, 14074000, []],
-    // Hz where ADIF wants MHz: read as Hz when that lies in the stated band, else left alone.
-    [{ BAND: '20m', FREQ: '14070000' }, '20m', null, 14070000, ['FREQ "14070000" is no frequency in MHz but is one in Hz in the record\'s band 20m: stored as 14.07 MHz']],
-    [{ BAND: '2m', BAND_RX: '70cm', FREQ_RX: '435800000' }, '2m', '70cm', null, ['FREQ_RX "435800000" is no frequency in MHz but is one in Hz in the record\'s band 70cm: stored as 435.8 MHz']],
+    // Hz where ADIF wants MHz, whatever the digit count: read as Hz when that lies in the
+    // stated band and MHz does not (without BAND: in some band, MHz in none or in submm).
+    [{ BAND: '20m', FREQ: '14070000' }, '20m', null, 14070000, ['FREQ "14070000" is Hz, not MHz: stored as 14.07 MHz']],
+    [{ BAND: '40m', FREQ: '7076000' }, '40m', null, 7076000, ['FREQ "7076000" is Hz, not MHz: stored as 7.076 MHz']],
+    [{ BAND: '80M', FREQ: '3573000' }, '80m', null, 3573000, ['FREQ "3573000" is Hz, not MHz: stored as 3.573 MHz']],
+    [{ BAND: '160m', FREQ: '1840000' }, '160m', null, 1840000, ['FREQ "1840000" is Hz, not MHz: stored as 1.84 MHz']],
+    [{ BAND: '30m', FREQ: '10136000' }, '30m', null, 10136000, ['FREQ "10136000" is Hz, not MHz: stored as 10.136 MHz']],
+    [{ BAND: '2m', FREQ: '144174000' }, '2m', null, 144174000, ['FREQ "144174000" is Hz, not MHz: stored as 144.174 MHz']],
+    [{ BAND: '2m', BAND_RX: '70cm', FREQ_RX: '435800000' }, '2m', '70cm', null, ['FREQ_RX "435800000" is Hz, not MHz: stored as 435.8 MHz']],
+    [{ FREQ: '7076000' }, '40m', null, 7076000, ['FREQ "7076000" is Hz, not MHz: stored as 7.076 MHz']],
+    [{ FREQ: '14070000' }, '20m', null, 14070000, ['FREQ "14070000" is Hz, not MHz: stored as 14.07 MHz']],
+    [{ FREQ: '10368100000' }, '3cm', null, 10368100000, ['FREQ "10368100000" is Hz, not MHz: stored as 10368.1 MHz']],
+    // Hz in another band than the stated one, or MHz in the stated band: left alone.
     [{ BAND: '40m', FREQ: '14070000' }, '40m', null, 14070000000000, []],
-    [{ FREQ: '14070000' }, '', null, 14070000000000, ['FREQ 14070000 MHz is outside every band']],
+    [{ BAND: 'submm', FREQ: '475000' }, 'submm', null, 475000000000, []],
+    // Real MHz values stay MHz, with or without BAND.
+    [{ BAND: '20m', FREQ: '14.074' }, '20m', null, 14074000, []],
+    [{ FREQ: '14.074' }, '20m', null, 14074000, []],
+    [{ BAND: '2190m', FREQ: '0.1357' }, '2190m', null, 135700, []],
+    [{ FREQ: '0.1357' }, '2190m', null, 135700, []],
+    [{ BAND: '3cm', FREQ: '10368.1' }, '3cm', null, 10368100000, []],
+    [{ FREQ: '10368.1' }, '3cm', null, 10368100000, []],
+    [{ FREQ: '136000' }, '2mm', null, 136000000000, []],
+    [{ FREQ: '1000000 MHz' }, 'submm', null, 1000000000000, []],
+    [{ BAND: '40m', FREQ: '7076000 Hz' }, '40m', null, 7076000, []],
   ];
   for (const [extra, band, bandRx, freq, messages] of cases) {
     const result = normalizeRecord({ ...minimal, ...extra }, ADIF);

@@ -30,7 +30,10 @@ t.test('logbook import and export', async (t) => {
     t.equal(dry.status, 0, dry.stderr);
     t.same(JSON.parse(dry.stdout), {
       parsed: 3, imported: 1, confirmed: 0, unchanged: 0, unmatched: 0, ambiguous: 0, skipped: 1, failed: 1, download: null, first_id: null, last_id: null, dry_run: true,
-      messages: ['record 3, line 5: not imported: QSO_DATE is missing; TIME_ON is missing'],
+      messages: [
+        '1 record skipped as duplicates: already in the log or earlier in this input (first: OH1CLI 2024-03-01 10:15 20m CW)',
+        'record 3, line 5: not imported: QSO_DATE is missing; TIME_ON is missing',
+      ],
     });
     t.equal(await qsoCount(db.pool, op.stationId), 0);
 
@@ -45,7 +48,8 @@ t.test('logbook import and export', async (t) => {
     t.equal(again.status, 0, again.stderr);
     t.equal(
       again.stdout,
-      `imported 0 QSOs into station location ${station}; 2 duplicates skipped, 1 records failed\n` +
+      `imported 0 of 3 records into station location ${station}; 2 duplicates skipped, 1 records failed\n` +
+        '  2 records skipped as duplicates: already in the log or earlier in this input (first: OH1CLI 2024-03-01 10:15 20m CW; OH1CLI 2024-03-01 10:15 20m CW)\n' +
         '  record 3, line 5: not imported: QSO_DATE is missing; TIME_ON is missing\n',
     );
     t.equal(await qsoCount(db.pool, op.stationId), 1);
@@ -114,9 +118,9 @@ t.test('logbook import and export', async (t) => {
     t.match(bad.stderr, /--on-duplicate must be one of skip, confirm, merge \(got "replace"\)/);
     const dry = run(['import', report, '--station', station, '--dry-run']);
     t.equal(dry.status, 0, dry.stderr);
-    t.equal(dry.stdout, `dry run, nothing written: 2 records read, 0 would be imported into station location ${station}; ` +
-      '1 QSOs would be confirmed, 0 unchanged, 1 records unmatched, 0 ambiguous (a lotw download); 0 duplicates skipped, 0 records failed\n' +
-      '  record 2, line 33: no QSO in the log matches OH3CLI 2024-03-01 12:00 20m CW; not imported\n');
+    t.equal(dry.stdout, `dry run, nothing written: 2 records read from a LoTW report, 0 would be imported into station location ${station}; ` +
+      '1 QSOs would be confirmed, 0 unchanged, 1 records unmatched, 0 ambiguous; 0 duplicates skipped, 0 records failed\n' +
+      '  1 record matched no QSO in the log and was not imported (first: OH3CLI 2024-03-01 12:00 20m CW); import with --insert-unmatched to store them\n');
     const real = run(['import', report, '--station', station, '--json', '--insert-unmatched']);
     t.equal(real.status, 0, real.stderr);
     t.match(JSON.parse(real.stdout), { parsed: 2, imported: 1, confirmed: 1, unmatched: 1, download: 'lotw' });

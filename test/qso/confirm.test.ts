@@ -35,7 +35,7 @@ t.test('confirmations over v2', async (t) => {
     t.equal(res.status, 201);
     t.same(res.body.data, {
       parsed: 2, imported: 0, confirmed: 1, unchanged: 0, unmatched: 1, ambiguous: 0, skipped: 0, failed: 0,
-      messages: ['record 2, line 33: no QSO in the log matches W1CFB 2024-03-01 11:00 20m CW; not imported'],
+      messages: ['1 record matched no QSO in the log and was not imported (first: W1CFB 2024-03-01 11:00 20m CW); import with insert_unmatched=true to store them'],
     });
     t.same(publisher.events, [
       { type: 'qso_imported', station_id: op.stationId, imported: 0, confirmed: 1 },

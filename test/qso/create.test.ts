@@ -146,7 +146,10 @@ t.test('POST /api/v2/qso', async (t) => {
       ],
     });
     t.equal(res.status, 201);
-    t.same(res.body.data, { parsed: 4, imported: 2, confirmed: 0, unchanged: 0, unmatched: 0, ambiguous: 0, skipped: 2, failed: 0, messages: [] });
+    t.same(res.body.data, {
+      parsed: 4, imported: 2, confirmed: 0, unchanged: 0, unmatched: 0, ambiguous: 0, skipped: 2, failed: 0,
+      messages: ['2 records skipped as duplicates: already in the log or earlier in this input (first: K7NEW 2024-05-02 10:00 20m SSB; K7OLD 2024-05-02 10:00 40m CW)'],
+    });
     t.equal(await qsoCount(), before + 2);
     t.same(publisher.events, [
       { topic: `station.${op.stationId}`, payload: { type: 'qso_imported', station_id: op.stationId, imported: 2 } },
@@ -213,7 +216,10 @@ t.test('POST /api/v2/qso', async (t) => {
       record({ CALL: 'W1ADI', QSO_DATE: '20240506', TIME_ON: '1200', BAND: '20M', MODE: 'USB' });
     const res = await post({ import_type: 'adif', station_profile_id: op.stationId, adif });
     t.equal(res.status, 201);
-    t.same(res.body.data, { parsed: 3, imported: 2, confirmed: 0, unchanged: 0, unmatched: 0, ambiguous: 0, skipped: 1, failed: 0, messages: [] });
+    t.same(res.body.data, {
+      parsed: 3, imported: 2, confirmed: 0, unchanged: 0, unmatched: 0, ambiguous: 0, skipped: 1, failed: 0,
+      messages: ['1 record skipped as duplicates: already in the log or earlier in this input (first: W1ADI 2024-05-06 12:00 20m SSB)'],
+    });
     const { rows } = await db.query("SELECT call, band, freq FROM qso WHERE call LIKE 'W1AD%' ORDER BY call");
     t.same(rows, [{ call: 'W1ADI', band: '20m', freq: 14200500 }, { call: 'W1ADJ', band: '40m', freq: 7030100 }]);
     t.same(publisher.events.map((e) => e.payload), [

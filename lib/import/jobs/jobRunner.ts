@@ -286,7 +286,7 @@ export class ImportJobs {
     try {
       summary = await importAdif(this.options.importDb, input, {
         stationId: job.stationId, frequencyUnit: 'MHz', dryRun: job.dryRun, operator: job.operator,
-        onDuplicate: job.onDuplicate ?? undefined, insertUnmatched: job.insertUnmatched,
+        onDuplicate: job.onDuplicate ?? undefined, insertUnmatched: job.insertUnmatched ?? undefined, strictCallsign: job.strictCallsign,
         rowsPerBatch: this.options.rowsPerBatch, signal: controller.signal, onProgress: (now) => Object.assign(progress, now),
         // The job's end commits with its QSOs: a process that dies between the two cannot leave
         // stored QSOs behind a job reported as failed.

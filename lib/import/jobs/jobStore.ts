@@ -17,7 +17,9 @@ export interface ImportJob {
   dryRun: boolean;
   operator: string | null;
   onDuplicate: DuplicatePolicy | null;
-  insertUnmatched: boolean;
+  /** null: by what the download is (ImportOptions.insertUnmatched). */
+  insertUnmatched: boolean | null;
+  strictCallsign: boolean;
   fileName: string | null;
   bytesTotal: number | null;
   bytesDone: number;
@@ -43,7 +45,7 @@ export interface Runner {
 }
 
 const COLUMNS = `id::int AS "id", user_id AS "userId", station_id AS "stationId", state, dry_run AS "dryRun", operator,
-  on_duplicate AS "onDuplicate", insert_unmatched AS "insertUnmatched",
+  on_duplicate AS "onDuplicate", insert_unmatched AS "insertUnmatched", strict_callsign AS "strictCallsign",
   file_name AS "fileName", bytes_total::float8 AS "bytesTotal", bytes_done::float8 AS "bytesDone", records_done AS "recordsDone",
   summary, error, cancel_requested AS "cancelRequested", spool_path AS "spoolPath", created_at AS "createdAt",
   started_at AS "startedAt", finished_at AS "finishedAt", runner_instance AS "runnerInstance",
@@ -67,7 +69,8 @@ export interface NewJob {
   dryRun: boolean;
   operator: string | null;
   onDuplicate: DuplicatePolicy | null;
-  insertUnmatched: boolean;
+  insertUnmatched: boolean | null;
+  strictCallsign: boolean;
   fileName: string | null;
 }
 
@@ -123,9 +126,9 @@ export async function admitJob(db: pg.Pool, job: NewJob, runner: Runner, spoolPa
     const reserved = want.declared ?? Math.min(want.step, available);
     if (reserved > available || available === 0) return { ok: false, reason: 'spool_full', available };
     const { rows: [created] } = await client.query<{ id: number }>(
-      `INSERT INTO import_jobs (user_id, station_id, dry_run, operator, on_duplicate, insert_unmatched, file_name, runner_host, runner_pid, runner_instance, spool_path, spool_bytes)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, '', $11) RETURNING id::int AS id`,
-      [job.userId, job.stationId, job.dryRun, job.operator, job.onDuplicate, job.insertUnmatched, job.fileName, runner.host, runner.pid, runner.instance, reserved],
+      `INSERT INTO import_jobs (user_id, station_id, dry_run, operator, on_duplicate, insert_unmatched, strict_callsign, file_name, runner_host, runner_pid, runner_instance, spool_path, spool_bytes)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, '', $12) RETURNING id::int AS id`,
+      [job.userId, job.stationId, job.dryRun, job.operator, job.onDuplicate, job.insertUnmatched, job.strictCallsign, job.fileName, runner.host, runner.pid, runner.instance, reserved],
     );
     const { rows: [row] } = await client.query<ImportJob>(
       `UPDATE import_jobs SET spool_path = $2 WHERE id = $1 RETURNING ${COLUMNS}`, [created!.id, spoolPathFor(created!.id)],

@@ -84,6 +84,7 @@ export const qsoCall: V1Call = {
       stationId: station.id,
       frequencyUnit: 'MHz',
       checkStationCallsign: true,
+      door: 'v1',
       operator: forcedOperator(key),
       defaultOperator: defaultOperator(key),
     } as const;

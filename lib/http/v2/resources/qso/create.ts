@@ -199,7 +199,7 @@ async function singleCreate(request: RequestContext, members: Record<string, unk
   if (policyMember !== undefined) throw validationError(`Field "${policyMember}" applies to bulk (qsos) and ADIF imports`, { field: policyMember });
   const record = readRecord(members, {}, CONTROL_MEMBERS);
   const { services, principal, ctx } = request;
-  if (dryRun) return importAnswer(await importRecords(services.db, [record], importOptions(request, stationId, true, 'Hz', { insertUnmatched: false })), true);
+  if (dryRun) return importAnswer(await importRecords(services.db, [record], importOptions(request, stationId, true, 'Hz', { strictCallsign: false })), true);
   const result = await insertOneQso(services.qsoInserts, record, station, { frequencyUnit: 'Hz', operator: restrictedOperator(principal) });
   if ('duplicateOf' in result) throw conflict(`Duplicate of QSO ${result.duplicateOf}`, { existing_id: result.duplicateOf });
   if ('rejected' in result) throw validationError(`QSO not stored: ${result.rejected.join('; ')}`, { messages: result.rejected });
@@ -269,7 +269,7 @@ async function jsonCreate(request: RequestContext, input: Readable): Promise<Han
     const changed = running && (importType !== 'adif' || station.id !== running.stationId || !running.runs.some((run) => run.dryRun === dryRun)
       || !samePolicy(running.policy, readImportPolicy(members)));
     if (changed) {
-      throw validationError('import_type, station_profile_id, dryrun, on_duplicate and insert_unmatched must keep the values they had before "adif"', { field: 'adif' });
+      throw validationError('import_type, station_profile_id, dryrun, on_duplicate, insert_unmatched and strict_callsign must keep the values they had before "adif"', { field: 'adif' });
     }
     if (importType === 'adif') return await adifImport(request, members, adif, running, station.id, dryRun);
     if (adif.kind !== 'absent') throw validationError('Field "adif" needs import_type adif', { field: 'adif' });

@@ -47,6 +47,7 @@ export function importOptions(request: RequestContext, stationId: number, dryRun
     dryRun,
     onDuplicate: policy.onDuplicate,
     insertUnmatched: policy.insertUnmatched,
+    strictCallsign: policy.strictCallsign,
     operator: restrictedOperator(request.principal),
     rowsPerBatch: request.services.config.import_batch_rows,
   };

@@ -53,8 +53,8 @@ export const createBodySchema: JsonSchema = {
   type: 'object',
   description:
     'One QSO (station_profile_id, call, band, mode, qso_date, time_on and any lower-case ADIF field), ' +
-    'many (station_profile_id, qsos[], dryrun, on_duplicate, insert_unmatched) or an ADIF document ' +
-    '(import_type adif, station_profile_id, adif, dryrun, on_duplicate, insert_unmatched)',
+    'many (station_profile_id, qsos[], dryrun, on_duplicate, insert_unmatched, strict_callsign) or an ADIF document ' +
+    '(import_type adif, station_profile_id, adif, dryrun, on_duplicate, insert_unmatched, strict_callsign)',
   properties: {
     station_profile_id: { type: ['integer', 'string'] },
     import_type: { type: 'string', enum: ['json', 'adif'] },

@@ -89,7 +89,8 @@ async function spoolJob(request: RequestContext, settings: UploadSettings, docum
   const jobs = services.importJobs;
   const admission = await jobs.admit({
     userId: principal.userId, stationId: settings.stationId, dryRun: settings.dryRun, operator: restrictedOperator(principal),
-    onDuplicate: settings.policy.onDuplicate ?? null, insertUnmatched: settings.policy.insertUnmatched, fileName,
+    onDuplicate: settings.policy.onDuplicate ?? null, insertUnmatched: settings.policy.insertUnmatched ?? null,
+    strictCallsign: settings.policy.strictCallsign, fileName,
   }, declaredSpoolBytes(request));
   if (!admission.ok) throw spoolError(request, admission);
   const { job } = admission;
