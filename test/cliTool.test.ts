@@ -20,7 +20,8 @@ t.test('logbook as a tool', async (t) => {
         resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }));
     });
 
-  t.test('serve: the address and first steps on stdout; Ctrl-C to the process group ends with one info line', async (t) => {
+  // Awaited: the instance must still have no user when serve starts.
+  await t.test('serve: the address and first steps on stdout; Ctrl-C to the process group ends with one info line', async (t) => {
     const child = spawn(process.execPath, [logbookBin, 'serve', '--port', '0', '--workers', '2'], { env: { ...env, LOGBOOK_QUIET: '0' }, detached: true });
     let stdout = '';
     let stderr = '';
