@@ -14,6 +14,8 @@ export interface WorkerConfig {
   url?: string;
   urls?: string[];
   secret?: string;
+  /** Sign browser tokens and authenticate internal calls with two keys derived from `secret` (lib/worker/workerKeys.ts); no pairing with the original's worker or application. */
+  derived_keys?: boolean;
   public_url?: string;
   timeout_ms?: number;
   token_ttl_seconds?: number;
@@ -125,6 +127,7 @@ const configSchema: JSONSchemaType<ConfigFile> = {
         url: { type: 'string', pattern: '^https?://', nullable: true },
         urls: { type: 'array', items: { type: 'string', pattern: '^https?://' }, minItems: 1, nullable: true },
         secret: { type: 'string', minLength: 32, nullable: true },
+        derived_keys: { type: 'boolean', nullable: true },
         public_url: { type: 'string', pattern: '^wss?://', nullable: true },
         timeout_ms: { type: 'integer', minimum: 50, maximum: 60000, nullable: true },
         token_ttl_seconds: { type: 'integer', minimum: 1, nullable: true },
@@ -266,6 +269,10 @@ export function buildConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
     throw new ConfigError('config: worker.url and worker.urls exclude each other; list every worker in worker.urls');
   }
   if (env.WORKER_SECRET) config.worker.secret = env.WORKER_SECRET;
+  if (env.WORKER_DERIVED_KEYS) {
+    if (!/^(true|false)$/.test(env.WORKER_DERIVED_KEYS)) throw new ConfigError('config: WORKER_DERIVED_KEYS must be true or false');
+    config.worker.derived_keys = env.WORKER_DERIVED_KEYS === 'true';
+  }
   if (config.worker.secret !== undefined && config.worker.secret.length < 32) {
     throw new ConfigError('config: worker.secret (or WORKER_SECRET) must be at least 32 characters');
   }

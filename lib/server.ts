@@ -32,10 +32,10 @@ const noEvents: EventPublisher = { publish: () => undefined, close: async () => 
 
 /** The workers' publisher when `worker.url` (or `worker.urls`) and `worker.secret` are configured; else events go nowhere. */
 function eventPublisher(config: Config, logger: Logger): EventPublisher {
-  const { secret, timeout_ms: timeoutMs } = config.worker;
+  const { secret, derived_keys: derivedKeys, timeout_ms: timeoutMs } = config.worker;
   const urls = workerUrls(config.worker);
   if (urls.length === 0 || !secret) return noEvents;
-  return createPublisher({ urls, secret, timeoutMs, logger: logger.child({ component: 'live-publisher' }) });
+  return createPublisher({ urls, secret, derivedKeys, timeoutMs, logger: logger.child({ component: 'live-publisher' }) });
 }
 
 function rateLimitStore(config: Config, db: Database): RateLimitStore {

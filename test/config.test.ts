@@ -40,12 +40,16 @@ t.test('valid values are kept', async (t) => {
   t.same(workerUrls(buildConfig({ worker: { urls } }, {}).worker), urls, 'worker.urls in order of preference');
   t.same(workerUrls(buildConfig({}, {}).worker), [], 'no worker');
   t.equal(buildConfig({}, { WORKER_SECRET: 's'.repeat(40) }).worker.secret, 's'.repeat(40), 'WORKER_SECRET env');
+  t.equal(buildConfig({}, {}).worker.derived_keys, undefined, 'derived keys off by default (the original protocol)');
+  t.equal(buildConfig({ worker: { derived_keys: true } }, {}).worker.derived_keys, true);
+  t.equal(buildConfig({ worker: { derived_keys: true } }, { WORKER_DERIVED_KEYS: 'false' }).worker.derived_keys, false, 'WORKER_DERIVED_KEYS env wins');
 });
 
 t.test('a bad value stops start-up with one line naming the key', async (t) => {
   const cases: Array<[unknown, RegExp]> = [
     [{ bogus: 1 }, /^config: unknown key bogus$/],
     [{ worker: { secret: 'short' } }, /^config: worker\.secret .*32/],
+    [{ worker: { derived_keys: 'yes' } }, /^config: worker\.derived_keys /],
     [{ worker: { colour: 'red' } }, /^config: unknown key worker\.colour$/],
     [{ worker: { urls: [] } }, /^config: worker\.urls /],
     [{ worker: { urls: ['ws://127.0.0.1:9001'] } }, /^config: worker\.urls\.0 /],
@@ -67,6 +71,7 @@ t.test('a bad value stops start-up with one line naming the key', async (t) => {
     t.notMatch(error.message, /\n/, 'one line');
   }
   t.throws(() => buildConfig({}, { WORKER_SECRET: 'short' }), /worker\.secret/);
+  t.throws(() => buildConfig({}, { WORKER_DERIVED_KEYS: 'yes' }), /^config: WORKER_DERIVED_KEYS must be true or false$/);
   t.throws(() => buildConfig({ rate_limit_store: 'redis' }, {}), /REDIS_URL/);
 });
 

@@ -26,7 +26,6 @@ import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { acquireRedis, deleteKeys, uniquePrefix, type TestRedis } from '../../test/helpers/redis.js';
 import type { FromClient, SocketAssignment, ToClient } from './loadClient.js';
-import { internalCallKey } from '../../lib/worker/workerKeys.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -114,7 +113,7 @@ const agent = new Agent({ keepAlive: true, maxSockets: 32 });
 function post(port: number, path: string, body: string): Promise<number> {
   return new Promise((resolve) => {
     const req = request(
-      { host: '127.0.0.1', port, path, method: 'POST', agent, headers: { 'X-Worker-Secret': internalCallKey(SECRET), 'Content-Type': 'application/json' } },
+      { host: '127.0.0.1', port, path, method: 'POST', agent, headers: { 'X-Worker-Secret': SECRET, 'Content-Type': 'application/json' } },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));

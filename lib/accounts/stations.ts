@@ -55,3 +55,20 @@ export async function foreignStationIds(db: Queryable, userId: number, ids: numb
   const owned = new Set(rows.map((r) => r.id));
   return ids.filter((id) => !owned.has(id));
 }
+
+export interface StationSummary {
+  id: number;
+  name: string;
+  callsign: string;
+  gridsquare: string;
+  active: boolean;
+}
+
+/** A user's station locations, oldest first. */
+export async function listStations(db: Queryable, userId: number): Promise<StationSummary[]> {
+  const { rows } = await db.query<StationSummary>(
+    'SELECT id, name, callsign, gridsquare, active FROM stations WHERE user_id = $1 ORDER BY id',
+    [userId],
+  );
+  return rows;
+}

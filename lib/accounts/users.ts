@@ -59,3 +59,27 @@ export function setPassword(db: pg.Pool, userId: number, passwordHash: string): 
     return rowCount === 1;
   });
 }
+
+export interface UserSummary {
+  id: number;
+  username: string;
+  callsign: string;
+  email: string | null;
+  is_club: boolean;
+  is_admin: boolean;
+  created_at: Date;
+}
+
+/** Every account, oldest first (an instance has a handful, not millions: no paging). */
+export async function listUsers(db: pg.Pool): Promise<UserSummary[]> {
+  const { rows } = await db.query<UserSummary>('SELECT id, username, callsign, email, is_club, is_admin, created_at FROM users ORDER BY id');
+  return rows;
+}
+
+export async function userExists(db: pg.Pool, id: number): Promise<boolean> {
+  return (await db.query('SELECT 1 FROM users WHERE id = $1', [id])).rowCount === 1;
+}
+
+export async function anyUser(db: pg.Pool): Promise<boolean> {
+  return (await db.query('SELECT 1 FROM users LIMIT 1')).rowCount === 1;
+}

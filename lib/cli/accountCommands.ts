@@ -1,9 +1,11 @@
-import { createUser, setPassword } from '../accounts/users.js';
+import type pg from 'pg';
+import { createUser, listUsers, setPassword, userExists } from '../accounts/users.js';
 import { hashPassword, MAX_PASSWORD_LENGTH, passwordProblem } from '../auth/passwords.js';
 import { addClubMember, parseClubLevel, removeClubMember } from '../accounts/clubs.js';
-import { createStation } from '../accounts/stations.js';
+import { createStation, listStations } from '../accounts/stations.js';
 import { stationPlace, type StationPlace } from '../accounts/stationDefaults.js';
 import { createLogbook } from '../accounts/logbooks.js';
+import { formatTable } from './table.js';
 import { optionalInteger, optionalString, parseId, requireId, requireString, UsageError, type Command, type OptionValues } from './command.js';
 
 const json = { json: { type: 'boolean' } } as const;
@@ -67,6 +69,25 @@ export const userSetPassword: Command = {
     result({ user_id: userId, sessions_ended: true }, `password of user ${userId} set; their browser sessions are ended`);
   },
 };
+
+export const userList: Command = {
+  name: 'user list',
+  usage: 'user list [--json]',
+  options: json,
+  async run({ database, result }) {
+    const db = await database();
+    const users = (await listUsers(db.pool)).map((u) => ({ ...u, created_at: u.created_at.toISOString() }));
+    const kind = (u: (typeof users)[number]) => [u.is_admin ? 'admin' : '', u.is_club ? 'club' : ''].filter(Boolean).join(',');
+    result({ users }, users.length
+      ? formatTable(['ID', 'USERNAME', 'CALLSIGN', 'EMAIL', 'KIND'], users.map((u) => [String(u.id), u.username, u.callsign, u.email ?? '', kind(u)]))
+      : 'no users yet: logbook user add --username U --callsign C');
+  },
+};
+
+/** Fails with one sentence when `userId` names no account (a list would otherwise just be empty). */
+export async function requireUser(db: pg.Pool, userId: number): Promise<void> {
+  if (!(await userExists(db, userId))) throw new Error(`no user with id ${userId}`);
+}
 
 export const clubMemberAdd: Command = {
   name: 'club member add',
@@ -134,6 +155,21 @@ export const stationAdd: Command = {
       active: values.active === true,
     });
     result({ id }, `station location ${id} created`);
+  },
+};
+
+export const stationList: Command = {
+  name: 'station list',
+  usage: 'station list --user ID [--json]',
+  options: { ...json, user: { type: 'string' } },
+  async run({ values, database, result }) {
+    const userId = requireId(values, 'user');
+    const db = await database();
+    await requireUser(db.pool, userId);
+    const stations = await listStations(db.pool, userId);
+    result({ stations }, stations.length
+      ? formatTable(['ID', 'NAME', 'CALLSIGN', 'GRID', 'ACTIVE'], stations.map((s) => [String(s.id), s.name, s.callsign, s.gridsquare, s.active ? 'yes' : '']))
+      : `user ${userId} has no station locations: logbook station add --user ${userId} --name N --callsign C`);
   },
 };
 

@@ -41,6 +41,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     summary: 'set a user\'s sign-in password, read from standard input; ends their browser sessions',
     flags: { user: 'user id', ...json },
   },
+  'user list': { summary: 'list the user accounts', flags: { ...json } },
   'club member add': {
     summary: 'make a user a member of a clubstation',
     flags: { club: 'clubstation user id', user: 'member user id', level: 'member (3), member_adif (6) or officer (9)', ...json },
@@ -54,6 +55,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
       active: 'make it the user\'s active location', ...json,
     },
   },
+  'station list': { summary: 'list a user\'s station locations', flags: { user: 'owner user id', ...json } },
   'logbook add': {
     summary: 'create a logbook (a public slug over some locations)',
     flags: { user: 'owner user id', name: 'logbook name', slug: 'public slug (default: from the name)', stations: 'comma-separated station location ids', ...json },

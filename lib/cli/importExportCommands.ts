@@ -184,9 +184,17 @@ export const exportCommand: Command = {
     }
     // stdout carries the document, so the summary goes to stderr.
     const { exportAdifStream } = await import('../export/query.js');
+    // A reader that stops early (`| head`) closes the pipe. stdout stays writable after its EPIPE
+    // (writes fail one by one), so the export stops at its next piece, and quietly (lib/cli/main.ts).
+    let closedOutput: Error | undefined;
+    process.stdout.on('error', (error) => (closedOutput ??= error));
+    const onProgress = (done: { records: number; bytes: number }) => {
+      if (closedOutput) throw closedOutput;
+      progress?.update(done);
+    };
     let outcome;
     try {
-      outcome = await exportAdifStream(db.pool, filter, process.stdout, { onProgress: progress?.update });
+      outcome = await exportAdifStream(db.pool, filter, process.stdout, { onProgress });
     } finally {
       progress?.finish();
     }

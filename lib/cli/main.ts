@@ -4,15 +4,34 @@ import { ConfigError } from '../config.js';
 import { createLogger } from '../log.js';
 import { UsageError, type Command, type OptionValues } from './command.js';
 import { commandHelp, overview } from './help.js';
-import { clubMemberAdd, clubMemberRemove, logbookAdd, stationAdd, userAdd, userSetPassword } from './accountCommands.js';
+import { clubMemberAdd, clubMemberRemove, logbookAdd, stationAdd, stationList, userAdd, userList, userSetPassword } from './accountCommands.js';
 import { keyCreate, tokenCreate, tokenList, tokenRevoke } from './tokenCommands.js';
 import { migrateCommand, serveCommand } from './serverCommands.js';
 import { exportCommand, importCommand } from './importExportCommands.js';
 import { workerCommand } from './workerCommand.js';
 import { appVersion } from '../version.js';
+import { constraintSentence } from './databaseErrors.js';
+
+/**
+ * Said on stderr before a command creates a new, empty instance (no DATABASE_URL and no
+ * embedded cluster in the data folder), so that a command run in the wrong folder does not
+ * answer from an empty database as if it were the operator's.
+ */
+async function announceNewInstance(): Promise<void> {
+  if (process.env.DATABASE_URL) return;
+  const { embeddedClusterExists, logbookHome } = await import('../db/embedded.js');
+  if (embeddedClusterExists()) return;
+  process.stderr.write(`logbook: no DATABASE_URL and no instance in ${logbookHome()}: creating a new, empty embedded PostgreSQL database there ` +
+    '(set DATABASE_URL, or LOGBOOK_HOME to the folder of an existing instance, to use that one)\n');
+}
+
+/** The reader of stdout went away (`logbook export … | head`): it has all it wanted. */
+function isClosedOutput(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException).code === 'EPIPE';
+}
 
 export const commands: Command[] = [
-  serveCommand, migrateCommand, userAdd, userSetPassword, clubMemberAdd, clubMemberRemove, stationAdd, logbookAdd,
+  serveCommand, migrateCommand, userAdd, userList, userSetPassword, clubMemberAdd, clubMemberRemove, stationAdd, stationList, logbookAdd,
   tokenCreate, tokenRevoke, tokenList, keyCreate, importCommand, exportCommand, workerCommand,
 ];
 
@@ -67,6 +86,7 @@ export async function main(argv: string[]): Promise<number> {
       async database(options) {
         // Loaded on demand, as each command loads its own parts: `logbook --help` starts quickly.
         const { openDatabase } = await import('../db/database.js');
+        if (!db) await announceNewInstance();
         db ??= await openDatabase({ ...options, logger: command.name === 'serve' ? logger : createLogger({}, true) });
         return db;
       },
@@ -76,7 +96,8 @@ export async function main(argv: string[]): Promise<number> {
     });
     return 0;
   } catch (error) {
-    const message = (error as Error).message;
+    if (isClosedOutput(error)) return 0;
+    const message = constraintSentence(error) ?? (error as Error).message;
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`logbook ${command.name}: ${message}\nusage: logbook ${command.usage}\n`);
       return 2;

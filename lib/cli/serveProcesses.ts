@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import type { Config } from '../config.js';
 import { bulkPoolSizeFor, openDatabase, pagePoolSizeFor, type Database } from '../db/database.js';
 import type { Logger } from '../log.js';
+import { welcome } from './welcome.js';
 
 /**
  * `serve --workers N`: N API processes on one port (node:cluster hands connections round-robin),
@@ -36,9 +37,14 @@ export async function serveInProcess(options: ServeOptions, db: Database, stoppe
   // Loaded on demand: every other command starts faster without the whole HTTP app.
   const { startServer } = await import('../server.js');
   const server = await startServer({ ...options, db });
-  if (cluster.isPrimary) options.logger.info('listening', { url: server.url });
+  if (cluster.isPrimary) {
+    options.logger.info('listening', { url: server.url });
+    await welcome(server.url, db.pool);
+  }
   const signal = await stopped;
-  options.logger.info('shutting down', { signal });
+  db.stopping();
+  // Ctrl-C reaches every process of the group: the primary alone says so.
+  if (cluster.isPrimary) options.logger.info('shutting down', { signal });
   await server.close();
 }
 
@@ -59,12 +65,17 @@ export async function serveAsWorker(options: ServeOptions): Promise<void> {
   }
 }
 
-/** Waits for `count` workers to listen; a worker that exits first fails the start. */
+/** A worker ended by Ctrl-C or a stop signal (it reaches the whole process group): no crash. */
+const stoppedBySignal = (signal: string | null) => signal === 'SIGINT' || signal === 'SIGTERM';
+
+/** Waits for `count` workers to listen; a worker that exits first (not by a stop signal) fails the start. */
 function allListening(workers: Worker[]): Promise<{ port: number }> {
   return new Promise((resolve, reject) => {
     let listening = 0;
     for (const worker of workers) {
-      worker.once('exit', (code) => reject(new Error(`worker ${worker.id} exited (${code}) before listening`)));
+      worker.once('exit', (code, signal) => {
+        if (!stoppedBySignal(signal)) reject(new Error(`worker ${worker.id} exited (${code}) before listening`));
+      });
       worker.once('listening', (address) => {
         if (++listening === workers.length) resolve({ port: address.port });
       });
@@ -92,7 +103,7 @@ export async function servePrimary(options: ServeOptions, db: Database, count: n
   const fork = (): Worker => {
     const worker = cluster.fork(env);
     worker.once('exit', (code, signal) => {
-      if (stopping) return;
+      if (stopping || stoppedBySignal(signal)) return;
       logger.error('worker exited; starting another', { worker: worker.id, code, signal });
       setTimeout(() => {
         if (!stopping) fork();
@@ -101,10 +112,19 @@ export async function servePrimary(options: ServeOptions, db: Database, count: n
     return worker;
   };
   const workers = Array.from({ length: count }, fork);
-  const stopped = stopSignal();
+  // Set at once: Ctrl-C also reaches the workers, whose exits are then no crash to replace.
+  const stopped = stopSignal().then((signal) => {
+    stopping = true;
+    db.stopping();
+    return signal;
+  });
   try {
     const { port } = await Promise.race([allListening(workers), stopped.then(() => null)]) ?? { port: null };
-    if (port !== null) logger.info('listening', { url: `http://${options.host}:${port}`, workers: count });
+    if (port !== null) {
+      const url = `http://${options.host}:${port}`;
+      logger.info('listening', { url, workers: count });
+      await welcome(url, db.pool);
+    }
     const signal = await stopped;
     logger.info('shutting down', { signal });
   } finally {

@@ -2,6 +2,7 @@ import { createToken, EXPIRY_CHOICES, expiryDate, listTokens, revokeToken, type 
 import { createKey } from '../auth/keys.js';
 import { parseScopes } from '../auth/scopes.js';
 import { clubLevel } from '../accounts/clubs.js';
+import { requireUser } from './accountCommands.js';
 import { optionalString, parseId, requireId, requireString, UsageError, type Command } from './command.js';
 
 const json = { json: { type: 'boolean' } } as const;
@@ -60,8 +61,10 @@ export const tokenList: Command = {
   usage: 'token list --user ID [--json]',
   options: { ...json, user: { type: 'string' } },
   async run({ values, database, result }) {
+    const userId = requireId(values, 'user');
     const db = await database();
-    const tokens = (await listTokens(db.pool, requireId(values, 'user'))).map((t) => ({
+    await requireUser(db.pool, userId);
+    const tokens = (await listTokens(db.pool, userId)).map((t) => ({
       id: t.id,
       name: t.name,
       user_id: t.user_id,

@@ -27,6 +27,11 @@ export interface Database {
   url: string;
   /** Migrations this open applied. */
   migrationsApplied: string[];
+  /**
+   * The process is stopping (Ctrl-C reaches the embedded PostgreSQL too, which then ends every
+   * connection): idle connections that fail from now on are expected, not logged.
+   */
+  stopping(): void;
   close(): Promise<void>;
 }
 
@@ -80,8 +85,15 @@ const ADMIN_SHUTDOWN = '57P01';
  */
 const KEPT_CONNECTIONS = 2;
 
+/**
+ * An idle connection the server ended (ADMIN_SHUTDOWN) is reported only if this process is not
+ * stopping itself this long after: Ctrl-C reaches the embedded server, whose connections end
+ * before this process has even handled its own SIGINT.
+ */
+const SHUTDOWN_GRACE_MS = 2000;
+
 /** A ScopedPool with a one-connection control pool to terminate its backends. */
-function scopedPool(url: string, max: number, options: OpenOptions): ScopedPool {
+function scopedPool(url: string, max: number, options: OpenOptions, state: { stopping: boolean }): ScopedPool {
   const { statementTimeoutMs, idleTimeoutMs = 10_000, logger } = options;
   const timeout = statementTimeoutMs ? { statement_timeout: statementTimeoutMs } : {};
   const control = new pg.Pool({ connectionString: url, max: 1 });
@@ -89,8 +101,10 @@ function scopedPool(url: string, max: number, options: OpenOptions): ScopedPool 
   const pool = new ScopedPool({ ...config, ...timeout }, control);
   for (const each of [pool, control]) {
     each.on('error', (error, client) => {
-      if (each === pool && pool.wasAbandoned(client)) return;
-      logger.error('idle database connection failed', { error: error.message });
+      if (state.stopping || (each === pool && pool.wasAbandoned(client))) return;
+      const report = () => state.stopping || logger.error('idle database connection failed', { error: error.message });
+      if ((error as { code?: string }).code === ADMIN_SHUTDOWN) setTimeout(report, SHUTDOWN_GRACE_MS).unref();
+      else report();
     });
   }
   // Queued ahead of whatever the connection was checked out for. A connection that fails here
@@ -139,9 +153,10 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     embedded = await startEmbeddedDatabase(logger);
     url = embedded.url;
   }
-  const pool = scopedPool(url, options.poolSize ?? 10, options);
-  const bulkPool = scopedPool(url, options.bulkPoolSize ?? bulkPoolSizeFor(1), options);
-  const pagePool = scopedPool(url, options.pagePoolSize ?? pagePoolSizeFor(1), options);
+  const state = { stopping: false };
+  const pool = scopedPool(url, options.poolSize ?? 10, options, state);
+  const bulkPool = scopedPool(url, options.bulkPoolSize ?? bulkPoolSizeFor(1), options, state);
+  const pagePool = scopedPool(url, options.pagePoolSize ?? pagePoolSizeFor(1), options, state);
   let migrationsApplied: string[] = [];
   try {
     if (options.migrate !== false) {
@@ -161,6 +176,9 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     pagePool,
     url,
     migrationsApplied,
+    stopping() {
+      state.stopping = true;
+    },
     async close() {
       await pool.end();
       await bulkPool.end();

@@ -20,6 +20,11 @@ export function logbookHome(): string {
   return resolve(process.env.LOGBOOK_HOME ?? '.logbook');
 }
 
+/** Whether `home` holds an embedded cluster already (else starting one initialises a new, empty one). */
+export function embeddedClusterExists(home = logbookHome()): boolean {
+  return existsSync(join(home, 'pgdata', 'PG_VERSION'));
+}
+
 async function freePort(): Promise<number> {
   return new Promise((ok, fail) => {
     const server = createServer();

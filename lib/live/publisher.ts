@@ -29,6 +29,8 @@ export interface PublisherOptions {
   /** Base URLs of the workers' internal ports (e.g. http://127.0.0.1:9001), most preferred first. */
   urls: readonly string[];
   secret: string;
+  /** `worker.derived_keys` (lib/worker/workerKeys.ts). Default false: the secret itself, as the original's. */
+  derivedKeys?: boolean;
   /** Per-request limit, connection and response included. Default 1000. */
   timeoutMs?: number;
   /** How long a worker that failed is passed over before it is tried again. Default 5000. */
@@ -78,7 +80,7 @@ const HEALTH_CACHE_MS = 2000;
 const MAX_REMEMBERED_PUBLIC_TOPICS = 10_000;
 
 export function createPublisher(options: PublisherOptions): Publisher {
-  const { urls, secret, timeoutMs = 1000, retryAfterMs = 5000, maxQueue = 1000, instanceCheckMs = 2000, logger } = options;
+  const { urls, secret, derivedKeys = false, timeoutMs = 1000, retryAfterMs = 5000, maxQueue = 1000, instanceCheckMs = 2000, logger } = options;
   const log = logger ?? createLogger({ component: 'live-publisher' });
   const queue: Pending[] = [];
   const publicTopics = new Set<string>();
@@ -97,7 +99,7 @@ export function createPublisher(options: PublisherOptions): Publisher {
   }
 
   // Each needs the other: the workers ask whether revocations are in force, the revocations go to the workers.
-  const workers: WorkerSet = new WorkerSet({ urls, secret, timeoutMs, retryAfterMs, complain, revocationsInForce: (): boolean => revocations.count > 0 });
+  const workers: WorkerSet = new WorkerSet({ urls, secret, derivedKeys, timeoutMs, retryAfterMs, complain, revocationsInForce: (): boolean => revocations.count > 0 });
   const revocations: RevocationSender = new RevocationSender(workers, { retryAfterMs, instanceCheckMs, log, complain, kick });
 
   async function registerTopic(topic: string, requireToken: boolean): Promise<boolean> {

@@ -32,6 +32,8 @@ export interface WorkerSetOptions {
   /** Base URLs of the workers' internal ports, most preferred first. */
   urls: readonly string[];
   secret: string;
+  /** `worker.derived_keys`: send the derived internal-call key instead of the secret (lib/worker/workerKeys.ts). */
+  derivedKeys: boolean;
   /** Per-request limit, connection and response included. */
   timeoutMs: number;
   /** How long a worker that failed is passed over. */
@@ -44,14 +46,14 @@ export interface WorkerSetOptions {
 
 export class WorkerSet {
   readonly workers: Worker[];
-  /** The internal-call key, never the secret: what travels on the internal network cannot sign browser tokens. */
+  /** The internal-call key in X-Worker-Secret: the secret itself, as the original's, unless keys are derived. */
   private readonly headers: Record<string, string>;
   private checkingInstances = false;
 
   constructor(private readonly options: WorkerSetOptions) {
     if (options.urls.length === 0) throw new Error('live updates: no worker url');
     this.workers = options.urls.map((url) => ({ base: url.replace(/\/+$/, ''), downUntil: 0, instance: undefined, informed: undefined }));
-    this.headers = { 'Content-Type': 'application/json', 'X-Worker-Secret': internalCallKey(options.secret) };
+    this.headers = { 'Content-Type': 'application/json', 'X-Worker-Secret': internalCallKey(options.secret, options.derivedKeys) };
   }
 
   /** A worker that answers from a run that was not told every revocation in force (it restarted). */

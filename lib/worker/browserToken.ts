@@ -3,14 +3,12 @@
  * one topic until a deadline. Wire format (the original worker's):
  * hex(claims JSON) + "." + hex(HMAC-SHA256(key, that hex string)),
  * claims = {"user_id":int,"topic":string,"expires":unix seconds}. The key is the
- * browser-token key derived from the worker secret (./workerKeys.ts), not the
- * secret itself, which the original uses: the value that authenticates internal
- * calls must not be able to sign tokens.
+ * worker secret itself, as the original's, unless derived keys are chosen
+ * (browserTokenKey in ./workerKeys.ts).
  *
  * Pure crypto with no server imports, so the application can create tokens too.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { browserTokenKey } from './workerKeys.js';
 
 export interface BrowserTokenClaims {
   user_id: number;
@@ -26,8 +24,11 @@ export type TokenCheck =
 
 const HEX = /^(?:[0-9a-fA-F]{2})+$/;
 
-function sign(secret: string, encodedClaims: string): string {
-  return createHmac('sha256', browserTokenKey(secret)).update(encodedClaims).digest('hex');
+/** The HMAC key: the worker secret, or the browser-token key derived from it (./workerKeys.ts). */
+export type TokenKey = string | Buffer;
+
+function sign(key: TokenKey, encodedClaims: string): string {
+  return createHmac('sha256', key).update(encodedClaims).digest('hex');
 }
 
 function nowSeconds(): number {
@@ -35,7 +36,7 @@ function nowSeconds(): number {
 }
 
 export function createBrowserToken(
-  secret: string,
+  key: TokenKey,
   { userId, topic, ttlSeconds, tokenId }: { userId: number; topic: string; ttlSeconds: number; tokenId?: number },
   now: number = nowSeconds(),
 ): string {
@@ -45,7 +46,7 @@ export function createBrowserToken(
   const claims: BrowserTokenClaims = { user_id: userId, topic, expires: Math.floor(now + ttlSeconds) };
   if (tokenId !== undefined) claims.token_id = tokenId;
   const encoded = Buffer.from(JSON.stringify(claims), 'utf8').toString('hex');
-  return `${encoded}.${sign(secret, encoded)}`;
+  return `${encoded}.${sign(key, encoded)}`;
 }
 
 function isClaims(value: unknown): value is BrowserTokenClaims {
@@ -56,12 +57,12 @@ function isClaims(value: unknown): value is BrowserTokenClaims {
 }
 
 /** `now` is in unix seconds; a token is still valid during its `expires` second. */
-export function verifyBrowserToken(secret: string, token: string, topic: string, now: number = nowSeconds()): TokenCheck {
+export function verifyBrowserToken(key: TokenKey, token: string, topic: string, now: number = nowSeconds()): TokenCheck {
   const dot = token.indexOf('.');
   if (dot <= 0) return { ok: false, reason: 'malformed' };
   const encoded = token.slice(0, dot);
   const given = Buffer.from(token.slice(dot + 1), 'utf8');
-  const expected = Buffer.from(sign(secret, encoded), 'utf8');
+  const expected = Buffer.from(sign(key, encoded), 'utf8');
   // The signature is checked before anything in the claims is trusted or even parsed.
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'bad_signature' };
   if (!HEX.test(encoded)) return { ok: false, reason: 'malformed' };

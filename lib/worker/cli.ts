@@ -11,6 +11,7 @@ import { startWorker, type RunningWorker } from './server.js';
 /** The `worker` object of the JSON config file; only these keys concern the worker process. */
 export interface WorkerConfigSection {
   secret?: unknown;
+  derived_keys?: unknown;
   redis_url?: unknown;
   ws_bind?: unknown;
   internal_bind?: unknown;
@@ -41,7 +42,7 @@ function optionalString(key: string, value: unknown): string | undefined {
 /**
  * Flags: --ws-port (9000), --internal-port (9001), --ws-bind, --internal-bind.
  * Secret: WORKER_SECRET, else config worker.secret. Redis: REDIS_URL, else config worker.redis_url.
- * Topic TTL: config worker.topic_ttl (seconds). Throws an Error whose message is one line.
+ * Topic TTL: config worker.topic_ttl (seconds). Derived keys: config worker.derived_keys. Throws an Error whose message is one line.
  */
 export function workerOptionsFromCli({ argv, env = process.env, config, logger }: WorkerCliSources): WorkerOptions {
   const { values } = parseArgs({
@@ -63,6 +64,9 @@ export function workerOptionsFromCli({ argv, env = process.env, config, logger }
     throw new Error(`worker: ${secretSource} is too short (${secret.length} characters, at least ${MIN_SECRET_LENGTH} required)`);
   }
 
+  const derivedKeys = section.derived_keys ?? false;
+  if (typeof derivedKeys !== 'boolean') throw new Error('worker: config worker.derived_keys must be true or false');
+
   const ttl = section.topic_ttl;
   if (ttl !== undefined && (typeof ttl !== 'number' || !(ttl > 0))) {
     throw new Error('worker: config worker.topic_ttl must be a positive number of seconds');
@@ -74,6 +78,7 @@ export function workerOptionsFromCli({ argv, env = process.env, config, logger }
     wsBind: values['ws-bind'] ?? optionalString('worker.ws_bind', section.ws_bind),
     internalBind: values['internal-bind'] ?? optionalString('worker.internal_bind', section.internal_bind),
     secret,
+    derivedKeys,
     redisUrl: env.REDIS_URL || optionalString('worker.redis_url', section.redis_url),
     topicTtlSeconds: ttl as number | undefined,
     logger,

@@ -5,7 +5,7 @@
  */
 export { startWorker, type RunningWorker } from './server.js';
 export { MIN_SECRET_LENGTH, resolveWorkerOptions, type WorkerOptions } from './options.js';
-export { createBrowserToken, verifyBrowserToken, type BrowserTokenClaims, type TokenCheck } from './browserToken.js';
+export { createBrowserToken, verifyBrowserToken, type BrowserTokenClaims, type TokenCheck, type TokenKey } from './browserToken.js';
 export { STATUS_TOPIC } from './status.js';
 export { browserTokenKey, internalCallKey } from './workerKeys.js';
 export { runWorker, workerOptionsFromCli, type WorkerCliSources, type WorkerConfigSection } from './cli.js';

@@ -11,7 +11,6 @@ import type { Fanout } from './fanout.js';
 import type { RevocationRelay } from './revocationRelay.js';
 import { isTokenId } from './revocations.js';
 import { createHttpExchange, type HttpExchange } from './httpExchange.js';
-import { internalCallKey } from './workerKeys.js';
 import type { TopicRegistry } from './registry.js';
 import type { StatusReporter } from './status.js';
 
@@ -27,13 +26,13 @@ export const INSTANCE_HEADER = 'X-Worker-Instance';
 const TEXT = 'text/plain; charset=utf-8';
 
 /**
- * Constant-time check of the secret header, which must carry the internal-call key derived from
- * the worker secret (./workerKeys.ts; neither the secret itself nor the browser-token key). Both
- * sides are hashed so the compared buffers always have equal length and the key's length does
- * not leak; the key's own digest is computed once. An empty header never matches.
+ * Constant-time check of the secret header, which must carry the internal-call key (the worker
+ * secret itself, or the key derived from it: ./workerKeys.ts). Both sides are hashed so the
+ * compared buffers always have equal length and the key's length does not leak; the key's own
+ * digest is computed once. An empty header never matches.
  */
-export function createSecretCheck(secret: string): (given: string) => boolean {
-  const expected = createHash('sha256').update(internalCallKey(secret)).digest();
+export function createSecretCheck(internalKey: string): (given: string) => boolean {
+  const expected = createHash('sha256').update(internalKey).digest();
   return (given) => given.length > 0 && timingSafeEqual(createHash('sha256').update(given).digest(), expected);
 }
 
@@ -55,7 +54,8 @@ function topicField(body: JsonObject): string | null {
 }
 
 interface Deps {
-  secret: string;
+  /** What `X-Worker-Secret` must carry (internalCallKey in ./workerKeys.ts). */
+  internalKey: string;
   /** Random per start: see INSTANCE_HEADER. */
   instanceId: string;
   registry: TopicRegistry;
@@ -72,7 +72,7 @@ type PostHandler = (body: JsonObject, reply: HttpExchange) => Promise<void>;
 
 export function mountInternalApi(app: TemplatedApp, deps: Deps): void {
   const { registry, fanout, status, logger } = deps;
-  const secretMatches = createSecretCheck(deps.secret);
+  const secretMatches = createSecretCheck(deps.internalKey);
   const headers = { [INSTANCE_HEADER]: deps.instanceId };
   const exchange = (res: HttpResponse) => createHttpExchange(res, headers);
 

@@ -16,8 +16,10 @@ export interface WorkerOptions {
   wsBind?: string;
   /** Interface for the internal port; default 127.0.0.1 so it is never public by accident. */
   internalBind?: string;
-  /** Shared with the application; the keys that authenticate internal calls and sign browser tokens derive from it (./workerKeys.ts). */
+  /** Shared with the application; it authenticates internal calls and signs browser tokens (./workerKeys.ts). */
   secret: string;
+  /** Use two keys derived from the secret instead of the secret itself (`worker.derived_keys`); default false, the original's protocol. */
+  derivedKeys?: boolean;
   /** Enables cluster mode (fan-out and shared topic registry through Redis). */
   redisUrl?: string;
   /** Lifetime of a topic registration; re-registering renews it. Default 86400. */
@@ -40,6 +42,7 @@ export interface ResolvedWorkerOptions {
   wsBind: string | undefined;
   internalBind: string;
   secret: string;
+  derivedKeys: boolean;
   redisUrl: string | undefined;
   topicTtlSeconds: number;
   logger: Logger;
@@ -79,6 +82,7 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     wsBind: options.wsBind || undefined,
     internalBind: options.internalBind ?? '127.0.0.1',
     secret,
+    derivedKeys: options.derivedKeys === true,
     redisUrl: options.redisUrl || undefined,
     topicTtlSeconds: checkPositive('topicTtlSeconds', options.topicTtlSeconds, 86400),
     logger: options.logger ?? createLogger({ component: 'worker' }),

@@ -17,6 +17,7 @@ import { createStatusReporter, STATUS_TOPIC } from './status.js';
 import { createRevocationList, type RevocationList } from './revocations.js';
 import { applyRevocation, createLocalRevocationRelay, createRedisRevocationRelay, type RevocationRelay } from './revocationRelay.js';
 import { createWsBehavior } from './wsHandler.js';
+import { browserTokenKey, internalCallKey } from './workerKeys.js';
 
 export interface RunningWorker {
   /** Actual ports (useful when 0 was asked for). */
@@ -82,12 +83,13 @@ export async function startWorker(workerOptions: WorkerOptions): Promise<Running
   }, renewEveryMs);
   renewStatusTopic.unref();
 
-  wsApp.ws<SocketData>('/ws', createWsBehavior({ ...options, registry, revocations, hub, status }));
+  const tokenKey = browserTokenKey(options.secret, options.derivedKeys);
+  wsApp.ws<SocketData>('/ws', createWsBehavior({ ...options, tokenKey, registry, revocations, hub, status }));
   wsApp.any('/*', (res) => {
     res.writeStatus('404 Not Found').end('404 page not found\n');
   });
   const instanceId = randomBytes(8).toString('hex');
-  mountInternalApi(internalApp, { secret: options.secret, instanceId, registry, fanout, revocations: relay, status, logger });
+  mountInternalApi(internalApp, { internalKey: internalCallKey(options.secret, options.derivedKeys), instanceId, registry, fanout, revocations: relay, status, logger });
 
   async function shutdown(): Promise<void> {
     clearInterval(renewStatusTopic);

@@ -9,7 +9,7 @@
  */
 import type { HttpRequest, HttpResponse, us_socket_context_t, WebSocketBehavior } from 'uWebSockets.js';
 import type { Logger } from '../log.js';
-import { verifyBrowserToken } from './browserToken.js';
+import { verifyBrowserToken, type TokenKey } from './browserToken.js';
 import { clientAddress } from './clientAddress.js';
 import type { TopicRegistry } from './registry.js';
 import type { RevocationList } from './revocations.js';
@@ -29,7 +29,8 @@ const UNAUTHORIZED = JSON.stringify({ type: 'error', code: 'unauthorized', messa
 const AUTH_OK = JSON.stringify({ type: 'auth_ok' });
 
 interface Deps {
-  secret: string;
+  /** Verifies browser tokens (browserTokenKey in ./workerKeys.ts). */
+  tokenKey: TokenKey;
   registry: TopicRegistry;
   revocations: RevocationList;
   hub: SocketHub;
@@ -49,7 +50,7 @@ function parseFrame(message: ArrayBuffer): Record<string, unknown> | null {
 }
 
 export function createWsBehavior(deps: Deps): WebSocketBehavior<SocketData> {
-  const { secret, registry, revocations, hub, status, logger, authTimeoutMs, maxBackpressureBytes } = deps;
+  const { tokenKey, registry, revocations, hub, status, logger, authTimeoutMs, maxBackpressureBytes } = deps;
 
   function reject(ws: WorkerSocket, frame: string, reason: string): void {
     const data = ws.getUserData();
@@ -68,7 +69,7 @@ export function createWsBehavior(deps: Deps): WebSocketBehavior<SocketData> {
       return reject(ws, AUTH_REQUIRED, 'auth_required');
     }
     if (data.meta.require_token) {
-      const check = verifyBrowserToken(secret, token, data.topic);
+      const check = verifyBrowserToken(tokenKey, token, data.topic);
       if (!check.ok) return reject(ws, UNAUTHORIZED, `unauthorized (${check.reason})`);
       const tokenId = check.claims.token_id ?? 0;
       if (tokenId > 0 && revocations.has(tokenId)) return reject(ws, UNAUTHORIZED, 'unauthorized (api token revoked)');

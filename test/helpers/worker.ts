@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import type { LogFields, Logger } from '../../lib/log.js';
-import { internalCallKey, startWorker, type RunningWorker, type WorkerOptions } from '../../lib/worker/index.js';
+import { startWorker, type RunningWorker, type WorkerOptions } from '../../lib/worker/index.js';
 
 export const SECRET = 'test-secret-0123456789-abcdefghijklmnop';
 
@@ -54,8 +54,8 @@ export interface ApiReply {
   text: string;
 }
 
-/** What the application sends as X-Worker-Secret for SECRET: the derived internal-call key. */
-export const INTERNAL_KEY = internalCallKey(SECRET);
+/** What the application sends as X-Worker-Secret by default: the secret itself, as the original's (REFERENCE §6). */
+export const INTERNAL_KEY = SECRET;
 
 /** Calls the internal API with the internal-call key, or `secret` as the header's value; `secret: null` sends no header. */
 export async function callApi(

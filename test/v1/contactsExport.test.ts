@@ -28,7 +28,7 @@ t.test('api/get_contacts_adif', async (t) => {
       t.equal(res.status, 200);
       t.match(res.headers.get('content-type'), /^application\/json/);
       t.match(res.body, { status: 'successfull', message: 'Export successfull', exported_qsos: 4 });
-      t.equal(res.body.lastfetchedid, String(ids[3]), 'a string, as the original sends it');
+      t.strictSame(res.body.lastfetchedid, ids[3], 'an integer, as the original sends it');
       t.same(calls(res.body.adif), ['G0AAA', 'G0AAB', 'G0AAC', 'G0AAA']);
       t.match(res.body.adif, /<EOH>/i);
       t.match(res.body.adif, /<NAME:6>Jürgen/);
@@ -43,7 +43,7 @@ t.test('api/get_contacts_adif', async (t) => {
       const res = await post(server, '/api/get_contacts_adif', { key, station_id: String(op.stationId), fetchfromid, limit: 3 });
       t.equal(res.status, 200);
       if (res.body.exported_qsos === 0) {
-        t.strictSame(res.body, { status: 'successfull', message: 'No new QSOs available.', lastfetchedid: String(fetchfromid), exported_qsos: 0, adif: null });
+        t.strictSame(res.body, { status: 'successfull', message: 'No new QSOs available.', lastfetchedid: fetchfromid, exported_qsos: 0, adif: null });
         break;
       }
       seen.push(...calls(res.body.adif));
@@ -53,10 +53,15 @@ t.test('api/get_contacts_adif', async (t) => {
     t.equal(fetchfromid, ids[3]);
   });
 
+  t.test('nothing new: lastfetchedid is the integer asked from, even when sent as a string', async (t) => {
+    const res = await post(server, '/api/get_contacts_adif', { key, station_id: op.stationId, fetchfromid: String(ids[3]) });
+    t.strictSame(res.body, { status: 'successfull', message: 'No new QSOs available.', lastfetchedid: ids[3], exported_qsos: 0, adif: null });
+  });
+
   t.test('filters: several stations, qsl_filter OR-combined, band incl. SAT, limit -1', async (t) => {
     const both = await post(server, '/api/get_contacts_adif', { key, station_id: [op.stationId, second], fetchfromid: 0, limit: -1 });
     t.equal(both.body.exported_qsos, 5);
-    t.equal(both.body.lastfetchedid, String(other));
+    t.strictSame(both.body.lastfetchedid, other);
     const confirmed = await post(server, '/api/get_contacts_adif', { key, station_id: op.stationId, fetchfromid: 0, qsl_filter: ['qsl', 'LOTW'] });
     t.same(calls(confirmed.body.adif), ['G0AAA', 'G0AAB']);
     const none = await post(server, '/api/get_contacts_adif', { key, station_id: op.stationId, fetchfromid: 0, qsl_filter: [] });
@@ -71,7 +76,7 @@ t.test('api/get_contacts_adif', async (t) => {
     const res = await post(server, '/api/get_contacts_adif', { key, station_id: op.stationId, fetchfromid: 0, output_format: 'json', fields: ['call', 'BAND', 'SAT_NAME'] });
     t.equal(res.status, 200);
     t.same(res.body, {
-      status: 'successfull', message: 'Export successfull', lastfetchedid: String(ids[3]), exported_qsos: 4, exported_records: 3,
+      status: 'successfull', message: 'Export successfull', lastfetchedid: ids[3], exported_qsos: 4, exported_records: 3,
       qsos: [
         { CALL: 'G0AAA', BAND: '20m', SAT_NAME: null },
         { CALL: 'G0AAB', BAND: '40m', SAT_NAME: null },

@@ -6,31 +6,37 @@ import { browserTokenKey, internalCallKey } from '../../lib/worker/workerKeys.js
 const SECRET = 'golden-secret-for-interoperability-0001';
 const NOW = 1_800_000_000;
 
-// Computed outside this project (Python hmac/hashlib): the original wire format, signed with the
-// key derived from the secret (HMAC-SHA256(secret, label)), not with the secret as the original does.
-const GOLDEN =
-  '7b22757365725f6964223a34322c22746f706963223a2273746174696f6e2e37222c2265787069726573223a313930303030303030307d' +
-  '.3e7166d74922d01685f337aa105338e98a071f3acda18b6f4bd9278c8cc28b2a';
+// Computed outside this project (Python hmac/hashlib): REFERENCE §6's wire format, signed with
+// the secret itself as the original does (GOLDEN), and with the key derived from it (opt-in
+// worker.derived_keys: GOLDEN_DERIVED, GOLDEN_INTERNAL_KEY).
+const CLAIMS_HEX = '7b22757365725f6964223a34322c22746f706963223a2273746174696f6e2e37222c2265787069726573223a313930303030303030307d';
+const GOLDEN = `${CLAIMS_HEX}.ee5003fcde8c2766e3776d52521d6aabc550f0a2bf2b69b2592d22fcbdb8d837`;
+const GOLDEN_DERIVED = `${CLAIMS_HEX}.3e7166d74922d01685f337aa105338e98a071f3acda18b6f4bd9278c8cc28b2a`;
 const GOLDEN_INTERNAL_KEY = 'e75debf33617b30fe9cf538fe692bc707a0bc94f36c4facb77c2c0f426827372';
 
-const signHex = (encoded: string) => createHmac('sha256', browserTokenKey(SECRET)).update(encoded).digest('hex');
+const signHex = (encoded: string) => createHmac('sha256', SECRET).update(encoded).digest('hex');
 
-t.test('two keys derived from the one secret, neither of them the secret', async (t) => {
-  t.equal(internalCallKey(SECRET), GOLDEN_INTERNAL_KEY);
-  t.not(browserTokenKey(SECRET).toString('hex'), internalCallKey(SECRET));
-  t.not(internalCallKey(SECRET), SECRET);
-  // The original signed with the secret itself: such a token is refused.
-  const [encoded] = GOLDEN.split('.') as [string];
-  const original = `${encoded}.${createHmac('sha256', SECRET).update(encoded).digest('hex')}`;
-  t.same(verifyBrowserToken(SECRET, original, 'station.7', NOW), { ok: false, reason: 'bad_signature' });
+t.test('by default the keys are the secret itself, as the original\'s', async (t) => {
+  t.equal(browserTokenKey(SECRET, false), SECRET);
+  t.equal(internalCallKey(SECRET, false), SECRET);
 });
 
-t.test('wire format of the original worker, with the derived key', async (t) => {
+t.test('wire format of the original worker, signed with the secret', async (t) => {
   t.equal(createBrowserToken(SECRET, { userId: 42, topic: 'station.7', ttlSeconds: 100_000_000 }, NOW), GOLDEN);
   t.same(verifyBrowserToken(SECRET, GOLDEN, 'station.7', NOW), {
     ok: true,
     claims: { user_id: 42, topic: 'station.7', expires: 1_900_000_000 },
   });
+});
+
+t.test('derived keys (opt-in): two keys, neither of them the secret; tokens of one kind refused by the other', async (t) => {
+  const tokenKey = browserTokenKey(SECRET, true);
+  t.equal(internalCallKey(SECRET, true), GOLDEN_INTERNAL_KEY);
+  t.not(tokenKey.toString('hex'), GOLDEN_INTERNAL_KEY);
+  t.equal(createBrowserToken(tokenKey, { userId: 42, topic: 'station.7', ttlSeconds: 100_000_000 }, NOW), GOLDEN_DERIVED);
+  t.equal(verifyBrowserToken(tokenKey, GOLDEN_DERIVED, 'station.7', NOW).ok, true);
+  t.same(verifyBrowserToken(tokenKey, GOLDEN, 'station.7', NOW), { ok: false, reason: 'bad_signature' }, "the original's token is refused");
+  t.same(verifyBrowserToken(SECRET, GOLDEN_DERIVED, 'station.7', NOW), { ok: false, reason: 'bad_signature' });
 });
 
 t.test('expiry: valid through the expires second, rejected after', async (t) => {

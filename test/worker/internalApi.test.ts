@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import t from 'tap';
 import { startWorker } from '../../lib/worker/index.js';
+import { internalCallKey } from '../../lib/worker/workerKeys.js';
 import { callApi, INTERNAL_KEY, memoryLogger, registerTopic, SECRET, startTestWorker } from '../helpers/worker.js';
 
 t.test('the worker refuses to start without a proper secret', async (t) => {
@@ -26,7 +27,7 @@ t.test('internal API', async (t) => {
       ['GET', '/internal/instance', undefined],
     ];
     for (const [method, path, body] of calls) {
-      for (const secret of [null, '', 'wrong', SECRET, INTERNAL_KEY.slice(0, -1), INTERNAL_KEY + 'x']) {
+      for (const secret of [null, '', 'wrong', internalCallKey(SECRET, true), INTERNAL_KEY.slice(0, -1), INTERNAL_KEY + 'x']) {
         const reply = await callApi(port, method, path, body, { secret });
         t.same(reply, { status: 403, text: 'forbidden\n' }, `${method} ${path} with secret ${JSON.stringify(secret)}`);
       }

@@ -23,8 +23,10 @@ t.test('worker options from flags, environment and config', async (t) => {
     wsPort: 9000,
     internalPort: 9001,
     secret: SECRET,
+    derivedKeys: false,
     redisUrl: undefined,
   });
+  t.equal(workerOptionsFromCli({ argv: [], env: { WORKER_SECRET: SECRET }, config: { worker: { derived_keys: true } } }).derivedKeys, true, 'config worker.derived_keys');
   t.match(
     workerOptionsFromCli({
       argv: ['--ws-port', '0', '--internal-port', '9101', '--internal-bind', '0.0.0.0'],
@@ -41,4 +43,5 @@ t.test('worker options from flags, environment and config', async (t) => {
   t.throws(() => workerOptionsFromCli({ argv: ['--ws-port', 'abc'], env: { WORKER_SECRET: SECRET } }), /--ws-port must be a port/);
   t.throws(() => workerOptionsFromCli({ argv: ['--bogus'], env: { WORKER_SECRET: SECRET } }), /bogus/);
   t.throws(() => workerOptionsFromCli({ argv: [], env: { WORKER_SECRET: SECRET }, config: { worker: { topic_ttl: -1 } } }), /worker.topic_ttl/);
+  t.throws(() => workerOptionsFromCli({ argv: [], env: { WORKER_SECRET: SECRET }, config: { worker: { derived_keys: 'yes' } } }), /worker.derived_keys must be true or false/);
 });

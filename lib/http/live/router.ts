@@ -3,6 +3,7 @@ import { ApiError, notFound } from '../errors.js';
 import { metaFor, sendData } from '../envelope.js';
 import { authenticate, presentedToken } from '../v2/principal.js';
 import { createBrowserToken } from '../../worker/browserToken.js';
+import { browserTokenKey } from '../../worker/workerKeys.js';
 import { DEFAULT_BROWSER_TOKEN_TTL_SECONDS, workerUrls } from '../../config.js';
 import type { Services } from '../../services.js';
 import { mayWatchTopic } from './topicAccess.js';
@@ -36,7 +37,7 @@ export function liveRouter(services: Services): Router {
     ctx.state.tokenId = principal.tokenId;
     const topic = typeof ctx.query.topic === 'string' ? ctx.query.topic : '';
     if (!topic) throw new ApiError(400, 'validation_error', 'Parameter "topic" is required', { field: 'topic' });
-    const { secret, public_url: publicUrl, token_ttl_seconds: ttl } = services.config.worker;
+    const { secret, derived_keys: derivedKeys = false, public_url: publicUrl, token_ttl_seconds: ttl } = services.config.worker;
     if (!secret || !publicUrl || workerUrls(services.config.worker).length === 0) {
       throw new ApiError(409, 'conflict', 'Live updates are not configured on this server (worker.url, worker.secret, worker.public_url)');
     }
@@ -47,7 +48,7 @@ export function liveRouter(services: Services): Router {
     }
     await services.events.register?.(topic);
     const ttlSeconds = ttl ?? DEFAULT_BROWSER_TOKEN_TTL_SECONDS;
-    const token = createBrowserToken(secret, { userId: principal.actingUserId, topic, ttlSeconds, tokenId: principal.tokenId });
+    const token = createBrowserToken(browserTokenKey(secret, derivedKeys), { userId: principal.actingUserId, topic, ttlSeconds, tokenId: principal.tokenId });
     sendData(ctx, {
       token,
       topic,

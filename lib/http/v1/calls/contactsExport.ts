@@ -15,7 +15,7 @@ import { OFFICER_LEVEL } from '../../v2/principal.js';
  * `api/get_contacts_adif`: QSOs of some station locations after a known id, ascending by id (so
  * `lastfetchedid` never skips a QSO), as one ADIF document inside JSON or as JSON rows. The body
  * is streamed: the ADIF text is escaped record batch by record batch, never held whole.
- * `lastfetchedid` is a string, as the original's database driver returned the id.
+ * `lastfetchedid` is a JSON integer in every answer, as the original's (clients compare it as a number).
  */
 
 const DEFAULT_LIMIT = 20000;
@@ -113,7 +113,7 @@ async function* adifDocument(qsos: AsyncIterable<{ id: number; adif: string }>):
       pending = '';
     }
   }
-  yield `${jsonStringContents(pending)}","lastfetchedid":"${lastId}","exported_qsos":${exported}}`;
+  yield `${jsonStringContents(pending)}","lastfetchedid":${lastId},"exported_qsos":${exported}}`;
 }
 
 /** JSON rows: each record's fields (ADIF names), or only `fields` (null when absent), unique on them. */
@@ -141,7 +141,7 @@ async function* jsonDocument(qsos: AsyncIterable<{ id: number; adif: string }>, 
       pending = '';
     }
   }
-  yield `${pending}],"lastfetchedid":"${lastId}","exported_qsos":${exported},"exported_records":${rows}}`;
+  yield `${pending}],"lastfetchedid":${lastId},"exported_qsos":${exported},"exported_records":${rows}}`;
 }
 
 export const contactsExportCall: V1Call = {
@@ -154,7 +154,7 @@ export const contactsExportCall: V1Call = {
     const rest = exportAdifRecords(services.bulkDb, filter)[Symbol.asyncIterator]();
     const first = await rest.next();
     if (first.done) {
-      return sendJson(ctx, 200, { status: 'successfull', message: 'No new QSOs available.', lastfetchedid: String(fetchFromId), exported_qsos: 0, adif: null });
+      return sendJson(ctx, 200, { status: 'successfull', message: 'No new QSOs available.', lastfetchedid: fetchFromId, exported_qsos: 0, adif: null });
     }
     const qsos = records(first.value, rest);
     ctx.status = 200;

@@ -16,7 +16,7 @@ async function activeLocationCounts(db: pg.Pool, userId: number): Promise<QsoAct
 /**
  * `api/statistics[/<key>]`: always 201; a missing or invalid key gets zeros rather than an
  * error, which the original kept for public widgets that call it without a key. Counts are
- * strings, as the original's database driver returned them (typed clients deserialise strings).
+ * JSON integers in every answer, zeros included, as the original's row counts are.
  */
 export const statisticsCall: V1Call = {
   name: 'statistics',
@@ -25,10 +25,10 @@ export const statisticsCall: V1Call = {
     const key = await authorizeKey(request);
     const counts = key ? await activeLocationCounts(request.services.db, key.userId) : NONE;
     sendJson(request.ctx, 201, {
-      Today: String(counts.today),
-      total_qsos: String(counts.total),
-      month_qsos: String(counts.month),
-      year_qsos: String(counts.year),
+      Today: counts.today,
+      total_qsos: counts.total,
+      month_qsos: counts.month,
+      year_qsos: counts.year,
     });
   },
 };
