@@ -246,15 +246,6 @@ CREATE TABLE qso_change_horizon (
   CONSTRAINT qso_change_horizon_singleton_check CHECK (singleton)
 );
 
-CREATE TABLE qso_confirmation_month_counts (
-  station_id integer NOT NULL,
-  operator text,
-  type text NOT NULL,
-  month date NOT NULL,
-  n bigint NOT NULL,
-  folded boolean DEFAULT false NOT NULL
-);
-
 CREATE TABLE qso_counts (
   station_id integer NOT NULL,
   operator text,
@@ -290,28 +281,6 @@ CREATE TABLE qso_dxcc_counts (
   folded boolean DEFAULT false NOT NULL
 );
 
-CREATE TABLE qso_id_band_counts (
-  station_id integer NOT NULL,
-  operator text,
-  block bigint NOT NULL,
-  band text,
-  prop_mode text,
-  n bigint NOT NULL,
-  folded boolean DEFAULT false NOT NULL
-);
-
-CREATE TABLE qso_id_band_mode_counts (
-  station_id integer NOT NULL,
-  operator text,
-  block bigint NOT NULL,
-  band text,
-  prop_mode text,
-  mode text,
-  submode text,
-  n bigint NOT NULL,
-  folded boolean DEFAULT false NOT NULL
-);
-
 CREATE TABLE qso_id_counts (
   station_id integer NOT NULL,
   operator text,
@@ -320,92 +289,10 @@ CREATE TABLE qso_id_counts (
   folded boolean DEFAULT false NOT NULL
 );
 
-CREATE TABLE qso_id_mode_counts (
-  station_id integer NOT NULL,
-  operator text,
-  block bigint NOT NULL,
-  mode text,
-  submode text,
-  n bigint NOT NULL,
-  folded boolean DEFAULT false NOT NULL
-);
-
-CREATE TABLE qso_id_month_counts (
-  station_id integer NOT NULL,
-  operator text,
-  block bigint NOT NULL,
-  month timestamp without time zone NOT NULL,
-  n bigint NOT NULL,
-  folded boolean DEFAULT false NOT NULL
-);
-
-CREATE TABLE qso_id_qsl_counts (
-  station_id integer NOT NULL,
-  operator text,
-  block bigint NOT NULL,
-  qsl_rcvd text,
-  lotw_qsl_rcvd text,
-  eqsl_qsl_rcvd text,
-  qrzcom_qso_download_status text,
-  clublog_qso_download_status text,
-  n bigint NOT NULL,
-  folded boolean DEFAULT false NOT NULL
-);
-
-CREATE TABLE qso_month_band_counts (
-  station_id integer NOT NULL,
-  operator text,
-  month timestamp without time zone NOT NULL,
-  band text,
-  prop_mode text,
-  n bigint NOT NULL,
-  folded boolean DEFAULT false NOT NULL
-);
-
-CREATE TABLE qso_month_bucket_counts (
-  station_id integer NOT NULL,
-  operator text,
-  month timestamp without time zone NOT NULL,
-  band text,
-  mode text,
-  submode text,
-  prop_mode text,
-  qsl_rcvd text,
-  lotw_qsl_rcvd text,
-  eqsl_qsl_rcvd text,
-  qrzcom_qso_download_status text,
-  clublog_qso_download_status text,
-  n bigint NOT NULL,
-  folded boolean DEFAULT false NOT NULL
-);
-
 CREATE TABLE qso_month_counts (
   station_id integer NOT NULL,
   operator text,
   month timestamp without time zone NOT NULL,
-  n bigint NOT NULL,
-  folded boolean DEFAULT false NOT NULL
-);
-
-CREATE TABLE qso_month_mode_counts (
-  station_id integer NOT NULL,
-  operator text,
-  month timestamp without time zone NOT NULL,
-  mode text,
-  submode text,
-  n bigint NOT NULL,
-  folded boolean DEFAULT false NOT NULL
-);
-
-CREATE TABLE qso_month_qsl_counts (
-  station_id integer NOT NULL,
-  operator text,
-  month timestamp without time zone NOT NULL,
-  qsl_rcvd text,
-  lotw_qsl_rcvd text,
-  eqsl_qsl_rcvd text,
-  qrzcom_qso_download_status text,
-  clublog_qso_download_status text,
   n bigint NOT NULL,
   folded boolean DEFAULT false NOT NULL
 );
@@ -526,43 +413,13 @@ CREATE INDEX qso_conf_qrz ON public.qso USING btree (station_id, qrzcom_qso_down
 
 CREATE INDEX qso_conf_qsl ON public.qso USING btree (station_id, qslrdate DESC, id) WHERE (qsl_rcvd = 'Y'::text);
 
-CREATE INDEX qso_confirmed_clublog_time ON public.qso USING btree (station_id, time_on DESC, id DESC) WHERE (clublog_qso_download_status = 'Y'::text);
-
-CREATE INDEX qso_confirmed_eqsl_time ON public.qso USING btree (station_id, time_on DESC, id DESC) WHERE (eqsl_qsl_rcvd = 'Y'::text);
-
-CREATE INDEX qso_confirmed_lotw_time ON public.qso USING btree (station_id, time_on DESC, id DESC) WHERE (lotw_qsl_rcvd = 'Y'::text);
-
-CREATE INDEX qso_confirmed_qrz_time ON public.qso USING btree (station_id, time_on DESC, id DESC) WHERE (qrzcom_qso_download_status = 'Y'::text);
-
-CREATE INDEX qso_confirmed_qsl_time ON public.qso USING btree (station_id, time_on DESC, id DESC) WHERE (qsl_rcvd = 'Y'::text);
-
 CREATE UNIQUE INDEX qso_dupe_key ON public.qso USING btree (station_id, call, date_trunc('minute'::text, time_on), band, mode);
-
-CREATE INDEX qso_station_band_time ON public.qso USING btree (station_id, band, time_on DESC, id DESC);
-
-CREATE INDEX qso_station_dxcc_confirmed ON public.qso USING btree (station_id, dxcc, band) INCLUDE (mode, submode, prop_mode, operator) WHERE ((qsl_rcvd = 'Y'::text) OR (lotw_qsl_rcvd = 'Y'::text));
-
-CREATE INDEX qso_station_grid ON public.qso USING btree (station_id, gridsquare text_pattern_ops) WHERE (gridsquare <> ''::text);
 
 CREATE INDEX qso_station_id ON public.qso USING btree (station_id, id) INCLUDE (band, mode, submode, prop_mode, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status);
 
-CREATE INDEX qso_station_mode_time ON public.qso USING btree (station_id, mode, time_on DESC, id DESC);
-
-CREATE INDEX qso_station_sat_time ON public.qso USING btree (station_id, time_on DESC, id DESC) WHERE (prop_mode = 'SAT'::text);
-
-CREATE INDEX qso_station_submode_time ON public.qso USING btree (station_id, submode, time_on DESC, id DESC) WHERE (submode IS NOT NULL);
-
-CREATE INDEX qso_station_time ON public.qso USING btree (station_id, time_on DESC, id DESC);
+CREATE INDEX qso_station_time ON public.qso USING btree (station_id, time_on DESC, id DESC) INCLUDE (band, mode, submode, prop_mode, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status);
 
 CREATE INDEX qso_station_txid ON public.qso USING btree (station_id, txid, id);
-
-CREATE INDEX qso_station_vucc ON public.qso USING btree (station_id) WHERE (vucc_grids <> ''::text);
-
-CREATE UNIQUE INDEX qso_confirmation_month_counts_folded ON public.qso_confirmation_month_counts USING btree (station_id, operator, type, month) NULLS NOT DISTINCT WHERE folded;
-
-CREATE INDEX qso_confirmation_month_counts_station ON public.qso_confirmation_month_counts USING btree (station_id, type, month);
-
-CREATE INDEX qso_confirmation_month_counts_unfolded ON public.qso_confirmation_month_counts USING btree (station_id) WHERE (NOT folded);
 
 CREATE UNIQUE INDEX qso_counts_folded ON public.qso_counts USING btree (station_id, operator, band, mode, submode, prop_mode, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status) NULLS NOT DISTINCT WHERE folded;
 
@@ -580,71 +437,17 @@ CREATE INDEX qso_dxcc_counts_station ON public.qso_dxcc_counts USING btree (stat
 
 CREATE INDEX qso_dxcc_counts_unfolded ON public.qso_dxcc_counts USING btree (station_id) WHERE (NOT folded);
 
-CREATE UNIQUE INDEX qso_id_band_counts_folded ON public.qso_id_band_counts USING btree (station_id, operator, block, band, prop_mode) NULLS NOT DISTINCT WHERE folded;
-
-CREATE INDEX qso_id_band_counts_station_block ON public.qso_id_band_counts USING btree (station_id, block);
-
-CREATE INDEX qso_id_band_counts_unfolded ON public.qso_id_band_counts USING btree (station_id) WHERE (NOT folded);
-
-CREATE UNIQUE INDEX qso_id_band_mode_counts_folded ON public.qso_id_band_mode_counts USING btree (station_id, operator, block, band, prop_mode, mode, submode) NULLS NOT DISTINCT WHERE folded;
-
-CREATE INDEX qso_id_band_mode_counts_station_band ON public.qso_id_band_mode_counts USING btree (station_id, band, block);
-
-CREATE INDEX qso_id_band_mode_counts_unfolded ON public.qso_id_band_mode_counts USING btree (station_id) WHERE (NOT folded);
-
 CREATE UNIQUE INDEX qso_id_counts_folded ON public.qso_id_counts USING btree (station_id, operator, block) NULLS NOT DISTINCT WHERE folded;
 
 CREATE INDEX qso_id_counts_station_block ON public.qso_id_counts USING btree (station_id, block);
 
 CREATE INDEX qso_id_counts_unfolded ON public.qso_id_counts USING btree (station_id) WHERE (NOT folded);
 
-CREATE UNIQUE INDEX qso_id_mode_counts_folded ON public.qso_id_mode_counts USING btree (station_id, operator, block, mode, submode) NULLS NOT DISTINCT WHERE folded;
-
-CREATE INDEX qso_id_mode_counts_station_block ON public.qso_id_mode_counts USING btree (station_id, block);
-
-CREATE INDEX qso_id_mode_counts_unfolded ON public.qso_id_mode_counts USING btree (station_id) WHERE (NOT folded);
-
-CREATE UNIQUE INDEX qso_id_month_counts_folded ON public.qso_id_month_counts USING btree (station_id, operator, block, month) NULLS NOT DISTINCT WHERE folded;
-
-CREATE INDEX qso_id_month_counts_station_month ON public.qso_id_month_counts USING btree (station_id, month);
-
-CREATE INDEX qso_id_month_counts_unfolded ON public.qso_id_month_counts USING btree (station_id) WHERE (NOT folded);
-
-CREATE UNIQUE INDEX qso_id_qsl_counts_folded ON public.qso_id_qsl_counts USING btree (station_id, operator, block, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status) NULLS NOT DISTINCT WHERE folded;
-
-CREATE INDEX qso_id_qsl_counts_station_block ON public.qso_id_qsl_counts USING btree (station_id, block);
-
-CREATE INDEX qso_id_qsl_counts_unfolded ON public.qso_id_qsl_counts USING btree (station_id) WHERE (NOT folded);
-
-CREATE UNIQUE INDEX qso_month_band_counts_folded ON public.qso_month_band_counts USING btree (station_id, operator, month, band, prop_mode) NULLS NOT DISTINCT WHERE folded;
-
-CREATE INDEX qso_month_band_counts_station_month ON public.qso_month_band_counts USING btree (station_id, month);
-
-CREATE INDEX qso_month_band_counts_unfolded ON public.qso_month_band_counts USING btree (station_id) WHERE (NOT folded);
-
-CREATE UNIQUE INDEX qso_month_bucket_counts_folded ON public.qso_month_bucket_counts USING btree (station_id, operator, month, band, mode, submode, prop_mode, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status) NULLS NOT DISTINCT WHERE folded;
-
-CREATE INDEX qso_month_bucket_counts_station_month ON public.qso_month_bucket_counts USING btree (station_id, month);
-
-CREATE INDEX qso_month_bucket_counts_unfolded ON public.qso_month_bucket_counts USING btree (station_id) WHERE (NOT folded);
-
 CREATE UNIQUE INDEX qso_month_counts_folded ON public.qso_month_counts USING btree (station_id, operator, month) NULLS NOT DISTINCT WHERE folded;
 
 CREATE INDEX qso_month_counts_station_month ON public.qso_month_counts USING btree (station_id, month);
 
 CREATE INDEX qso_month_counts_unfolded ON public.qso_month_counts USING btree (station_id) WHERE (NOT folded);
-
-CREATE UNIQUE INDEX qso_month_mode_counts_folded ON public.qso_month_mode_counts USING btree (station_id, operator, month, mode, submode) NULLS NOT DISTINCT WHERE folded;
-
-CREATE INDEX qso_month_mode_counts_station_month ON public.qso_month_mode_counts USING btree (station_id, month);
-
-CREATE INDEX qso_month_mode_counts_unfolded ON public.qso_month_mode_counts USING btree (station_id) WHERE (NOT folded);
-
-CREATE UNIQUE INDEX qso_month_qsl_counts_folded ON public.qso_month_qsl_counts USING btree (station_id, operator, month, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status) NULLS NOT DISTINCT WHERE folded;
-
-CREATE INDEX qso_month_qsl_counts_station_month ON public.qso_month_qsl_counts USING btree (station_id, month);
-
-CREATE INDEX qso_month_qsl_counts_unfolded ON public.qso_month_qsl_counts USING btree (station_id) WHERE (NOT folded);
 
 CREATE INDEX rate_limit_hits_expiry ON public.rate_limit_hits USING btree (expires_at);
 
@@ -713,11 +516,7 @@ AS $function$
              CASE WHEN q.qsl_rcvd = 'Y' THEN 'Y' END, CASE WHEN q.lotw_qsl_rcvd = 'Y' THEN 'Y' END,
              CASE WHEN q.eqsl_qsl_rcvd = 'Y' THEN 'Y' END, CASE WHEN q.qrzcom_qso_download_status = 'Y' THEN 'Y' END,
              CASE WHEN q.clublog_qso_download_status = 'Y' THEN 'Y' END,
-             CASE WHEN q.lotw_qsl_rcvd = 'Y' THEN date_trunc('month', q.lotw_qslrdate::timestamp)::date END,
-             CASE WHEN q.eqsl_qsl_rcvd = 'Y' THEN date_trunc('month', q.eqsl_qslrdate::timestamp)::date END,
-             CASE WHEN q.qsl_rcvd = 'Y' THEN date_trunc('month', q.qslrdate::timestamp)::date END,
-             CASE WHEN q.qrzcom_qso_download_status = 'Y' THEN date_trunc('month', q.qrzcom_qso_download_date::timestamp)::date END,
-             CASE WHEN q.clublog_qso_download_status = 'Y' THEN date_trunc('month', q.clublog_qso_download_date::timestamp)::date END)::qso_count_key
+             NULL, NULL, NULL, NULL, NULL)::qso_count_key
 $function$;
 
 CREATE OR REPLACE FUNCTION public.qso_counts_bucket_sql(p_rows text, p_sign text)
@@ -772,41 +571,9 @@ BEGIN
     SELECT station_id, operator, band, mode, submode, prop_mode, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status, n FROM d),
     qso_id_counts_added AS (
     INSERT INTO qso_id_counts (station_id, operator, block, n)
-    SELECT station_id, operator, block, n FROM d),
-    qso_id_band_counts_added AS (
-    INSERT INTO qso_id_band_counts (station_id, operator, block, band, prop_mode, n)
-    SELECT station_id, operator, block, band, prop_mode, n FROM d),
-    qso_id_mode_counts_added AS (
-    INSERT INTO qso_id_mode_counts (station_id, operator, block, mode, submode, n)
-    SELECT station_id, operator, block, mode, submode, n FROM d),
-    qso_id_qsl_counts_added AS (
-    INSERT INTO qso_id_qsl_counts (station_id, operator, block, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status, n)
-    SELECT station_id, operator, block, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status, n FROM d),
-    qso_id_month_counts_added AS (
-    INSERT INTO qso_id_month_counts (station_id, operator, block, month, n)
-    SELECT station_id, operator, block, month, n FROM d),
-    qso_id_band_mode_counts_added AS (
-    INSERT INTO qso_id_band_mode_counts (station_id, operator, block, band, prop_mode, mode, submode, n)
-    SELECT station_id, operator, block, band, prop_mode, mode, submode, n FROM d),
-    qso_month_counts_added AS (
+    SELECT station_id, operator, block, n FROM d)
     INSERT INTO qso_month_counts (station_id, operator, month, n)
-    SELECT station_id, operator, month, n FROM d),
-    qso_month_band_counts_added AS (
-    INSERT INTO qso_month_band_counts (station_id, operator, month, band, prop_mode, n)
-    SELECT station_id, operator, month, band, prop_mode, n FROM d),
-    qso_month_mode_counts_added AS (
-    INSERT INTO qso_month_mode_counts (station_id, operator, month, mode, submode, n)
-    SELECT station_id, operator, month, mode, submode, n FROM d),
-    qso_month_qsl_counts_added AS (
-    INSERT INTO qso_month_qsl_counts (station_id, operator, month, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status, n)
-    SELECT station_id, operator, month, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status, n FROM d),
-    qso_confirmation_month_counts_added AS (
-    INSERT INTO qso_confirmation_month_counts (station_id, operator, type, month, n)
-    SELECT station_id, operator, t.type, t.month, n FROM d CROSS JOIN LATERAL (VALUES ('lotw', lotw_month), ('eqsl', eqsl_month), ('qsl', qsl_month),
-                                        ('qrz', qrz_month), ('clublog', clublog_month)) t(type, month)
-     WHERE t.month IS NOT NULL)
-    INSERT INTO qso_month_bucket_counts (station_id, operator, month, band, mode, submode, prop_mode, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status, n)
-    SELECT station_id, operator, month, band, mode, submode, prop_mode, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status, n FROM d;
+    SELECT station_id, operator, month, n FROM d;
   ELSE
     WITH d AS (SELECT (u.key).*, u.n FROM unnest(deltas) u),
     qso_counts_added AS (
@@ -814,41 +581,9 @@ BEGIN
     SELECT station_id, operator, band, mode, submode, prop_mode, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status, sum(n) FROM d GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 HAVING sum(n) <> 0),
     qso_id_counts_added AS (
     INSERT INTO qso_id_counts (station_id, operator, block, n)
-    SELECT station_id, operator, block, sum(n) FROM d GROUP BY 1, 2, 3 HAVING sum(n) <> 0),
-    qso_id_band_counts_added AS (
-    INSERT INTO qso_id_band_counts (station_id, operator, block, band, prop_mode, n)
-    SELECT station_id, operator, block, band, prop_mode, sum(n) FROM d GROUP BY 1, 2, 3, 4, 5 HAVING sum(n) <> 0),
-    qso_id_mode_counts_added AS (
-    INSERT INTO qso_id_mode_counts (station_id, operator, block, mode, submode, n)
-    SELECT station_id, operator, block, mode, submode, sum(n) FROM d GROUP BY 1, 2, 3, 4, 5 HAVING sum(n) <> 0),
-    qso_id_qsl_counts_added AS (
-    INSERT INTO qso_id_qsl_counts (station_id, operator, block, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status, n)
-    SELECT station_id, operator, block, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status, sum(n) FROM d GROUP BY 1, 2, 3, 4, 5, 6, 7, 8 HAVING sum(n) <> 0),
-    qso_id_month_counts_added AS (
-    INSERT INTO qso_id_month_counts (station_id, operator, block, month, n)
-    SELECT station_id, operator, block, month, sum(n) FROM d GROUP BY 1, 2, 3, 4 HAVING sum(n) <> 0),
-    qso_id_band_mode_counts_added AS (
-    INSERT INTO qso_id_band_mode_counts (station_id, operator, block, band, prop_mode, mode, submode, n)
-    SELECT station_id, operator, block, band, prop_mode, mode, submode, sum(n) FROM d GROUP BY 1, 2, 3, 4, 5, 6, 7 HAVING sum(n) <> 0),
-    qso_month_counts_added AS (
+    SELECT station_id, operator, block, sum(n) FROM d GROUP BY 1, 2, 3 HAVING sum(n) <> 0)
     INSERT INTO qso_month_counts (station_id, operator, month, n)
-    SELECT station_id, operator, month, sum(n) FROM d GROUP BY 1, 2, 3 HAVING sum(n) <> 0),
-    qso_month_band_counts_added AS (
-    INSERT INTO qso_month_band_counts (station_id, operator, month, band, prop_mode, n)
-    SELECT station_id, operator, month, band, prop_mode, sum(n) FROM d GROUP BY 1, 2, 3, 4, 5 HAVING sum(n) <> 0),
-    qso_month_mode_counts_added AS (
-    INSERT INTO qso_month_mode_counts (station_id, operator, month, mode, submode, n)
-    SELECT station_id, operator, month, mode, submode, sum(n) FROM d GROUP BY 1, 2, 3, 4, 5 HAVING sum(n) <> 0),
-    qso_month_qsl_counts_added AS (
-    INSERT INTO qso_month_qsl_counts (station_id, operator, month, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status, n)
-    SELECT station_id, operator, month, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status, sum(n) FROM d GROUP BY 1, 2, 3, 4, 5, 6, 7, 8 HAVING sum(n) <> 0),
-    qso_confirmation_month_counts_added AS (
-    INSERT INTO qso_confirmation_month_counts (station_id, operator, type, month, n)
-    SELECT station_id, operator, t.type, t.month, sum(n) FROM d CROSS JOIN LATERAL (VALUES ('lotw', lotw_month), ('eqsl', eqsl_month), ('qsl', qsl_month),
-                                        ('qrz', qrz_month), ('clublog', clublog_month)) t(type, month)
-     WHERE t.month IS NOT NULL GROUP BY 1, 2, 3, 4 HAVING sum(n) <> 0)
-    INSERT INTO qso_month_bucket_counts (station_id, operator, month, band, mode, submode, prop_mode, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status, n)
-    SELECT station_id, operator, month, band, mode, submode, prop_mode, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status, sum(n) FROM d GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 HAVING sum(n) <> 0;
+    SELECT station_id, operator, month, sum(n) FROM d GROUP BY 1, 2, 3 HAVING sum(n) <> 0;
   END IF;
   RETURN NULL;
 END;
