@@ -2,15 +2,8 @@ import type pg from 'pg';
 import { SqlParams } from '../../../../db/sqlParams.js';
 import { shapedStatement } from '../../../../db/shapedStatement.js';
 import { blockRowsSql, bucketTotalSql, idSeekSql, monthRowsSql, monthSeekSql, scopeTotalSql, timeRangeTotalSql } from '../../../../qso/counts.js';
-import { bucketScopeOn, scopeOn, type ListQuery, type PageSeek } from './listQuery.js';
-
-/**
- * From this offset on, a page starts from the month (newest first, JSON) or the block of ids
- * (ascending ids, ADIF) its offset falls into, read from the counts in the page's snapshot,
- * instead of reading every index entry before it: the sums cost about a millisecond, skipping
- * costs about 0.15 ms per thousand entries.
- */
-const SEEK_FROM_OFFSET = 10_000;
+import { bucketScopeOn, listShape, scopeOn, type ListQuery, type PageSeek } from './listQuery.js';
+import { pagePlan, unchosen } from '../../../../qso/list/plan.js';
 
 /**
  * What reading every match costs against the walk (judged in QSOs passed): the matches found
@@ -47,39 +40,42 @@ async function sortsMatches(client: Pick<pg.PoolClient, 'query'>, list: ListQuer
 }
 
 /**
- * Where the page of `list` starts, or null to skip from the start: deep enough to pay, and
- * only for lists whose filters the counts keep. Newest first (JSON): a scope with a range of QSO
- * dates, or none (whole months summed, the partial months at its ends counted). Ascending ids
- * (ADIF): unfiltered deep pages from the block of ids the offset falls into (qso_id_counts); a
- * range of dates, with or without band, mode, qsl_filter, its matches sorted where that costs
- * less than the walk in id order (sortsMatches). Band, mode, qsl_filter without dates walk from
- * the start, in id order through qso_station_id, or newest first through qso_station_time, from
- * the index alone: both hold the filters' columns (docs/storage.md has what deep pages cost).
- * Ask in the page's snapshot, as its total.
+ * Where the page of `list` starts, or null to skip from the start, as the planner chose it
+ * (pagePlan): newest first from the month its offset falls into (a scope with or without a range
+ * of QSO dates: whole months summed, the partial months at its ends counted); in ascending ids
+ * (ADIF) from the block of ids the offset falls into (unfiltered), or, with a range of dates,
+ * the range's matches sorted where that costs less than the walk in id order (sortsMatches).
+ * Band, mode, qsl_filter without dates walk from the start through indexes that hold their
+ * columns (docs/storage.md has what deep pages cost). Ask in the page's snapshot, as its total.
  */
 export async function pageSeek(client: Pick<pg.PoolClient, 'query'>, list: ListQuery): Promise<PageSeek | null> {
+  if (list.scope.stationIds.length === 0) return null;
   const { offset, perPage } = list.pagination;
-  if (list.newest || list.scope.stationIds.length === 0) return null;
-  if (list.callsign !== null || list.sinceId > 0) return null;
-  const dated = list.days.from !== null || list.days.to !== null;
-  const filtered = list.bucketFilterKinds.length > 0;
   const params = new SqlParams();
-  if (list.format === 'adif') {
-    if (dated) return (await sortsMatches(client, list)) ? { order: 'sorted', skipped: 0 } : null;
-    if (filtered || offset < SEEK_FROM_OFFSET) return null;
-    const blockRows = blockRowsSql(scopeOn(list, params)('c'));
-    const { rows } = await client.query<{ from_id: string; skipped: number; to_id: string | null }>(
-      shapedStatement(client, idSeekSql(blockRows, params.add(offset), params.add(offset + perPage)), params.values),
-    );
-    const window = rows[0];
-    return window === undefined ? null : { order: 'id', fromId: window.from_id, skipped: window.skipped, toId: window.to_id };
+  const plan = pagePlan(listShape(list));
+  switch (plan) {
+    case 'walk':
+      return null;
+    case 'judge-sort':
+      return (await sortsMatches(client, list)) ? { order: 'sorted', skipped: 0 } : null;
+    case 'id-seek': {
+      const blockRows = blockRowsSql(scopeOn(list, params)('c'));
+      const { rows } = await client.query<{ from_id: string; skipped: number; to_id: string | null }>(
+        shapedStatement(client, idSeekSql(blockRows, params.add(offset), params.add(offset + perPage)), params.values),
+      );
+      const window = rows[0];
+      return window === undefined ? null : { order: 'id', fromId: window.from_id, skipped: window.skipped, toId: window.to_id };
+    }
+    case 'month-seek': {
+      const months = monthRowsSql(scopeOn(list, params), params, list.days.from, list.days.to);
+      // A range inside one month: the page skips at most that month's QSOs anyway.
+      if (months === null) return null;
+      const { rows } = await client.query<{ below: string; skipped: number; above: string | null }>(
+        shapedStatement(client, monthSeekSql(months, params.add(offset), params.add(offset + perPage)), params.values),
+      );
+      return rows[0] ? { order: 'time', ...rows[0] } : null;
+    }
+    default:
+      return unchosen(plan);
   }
-  if (offset < SEEK_FROM_OFFSET || filtered) return null;
-  const months = monthRowsSql(scopeOn(list, params), params, list.days.from, list.days.to);
-  // A range inside one month: the page skips at most that month's QSOs anyway.
-  if (months === null) return null;
-  const { rows } = await client.query<{ below: string; skipped: number; above: string | null }>(
-    shapedStatement(client, monthSeekSql(months, params.add(offset), params.add(offset + perPage)), params.values),
-  );
-  return rows[0] ? { order: 'time', ...rows[0] } : null;
 }

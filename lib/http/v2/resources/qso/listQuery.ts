@@ -15,6 +15,7 @@ import { qsoScope, scopeConditions, scopeOnAliases, type QsoScope, type ScopeOn 
 import { qsoSelectList } from '../../../../qso/present.js';
 import { sinceIdBound } from '../../../../qso/changeBounds.js';
 import type { BucketFilterKind } from '../../../../db/countTables.js';
+import type { ListShape } from '../../../../qso/list/plan.js';
 
 /**
  * GET /qso parameters and the SQL they become. Every query is written so that PostgreSQL can
@@ -253,6 +254,20 @@ export function pageSql(list: ListQuery, select = QSO_OBJECT_SELECT, seek: PageS
   return {
     text: `SELECT ${select} FROM (${candidates}) p JOIN qso q ON q.id = p.id ORDER BY ${outputOrder}`,
     values: params.values,
+  };
+}
+
+/** What the list planner (lib/qso/list/plan.ts) reads of a list. */
+export function listShape(list: ListQuery): ListShape {
+  return {
+    format: list.format,
+    newest: list.newest,
+    callsign: list.callsign !== null,
+    dated: list.days.from !== null || list.days.to !== null,
+    buckets: list.bucketFilterKinds.length > 0,
+    sinceId: list.sinceId,
+    idBelow: list.idBelow,
+    offset: list.pagination.offset,
   };
 }
 

@@ -5,11 +5,13 @@ import { shapedStatement } from '../../../../db/shapedStatement.js';
 import { blockRowsSql, bucketTotalSql, idRangeTotalSql, scopeTotalSql, timeRangeTotalSql } from '../../../../qso/counts.js';
 import { scopeConditions } from '../../../../qso/scope.js';
 import { dayRangeConditions } from '../../../../qso/filters.js';
-import { bucketScopeOn, scopeOn, where, type ListQuery, type Sql } from './listQuery.js';
+import { bucketScopeOn, listShape, scopeOn, where, type ListQuery, type Sql } from './listQuery.js';
+import { totalPlan, unchosen } from '../../../../qso/list/plan.js';
 
 /**
  * `meta.total`, exact, read in the page's snapshot, without counting every matching QSO where
- * the counts writers maintain can answer (docs/api-v2/qso.md, "Totals"; docs/storage.md):
+ * the counts writers maintain can answer (docs/api-v2/qso.md, "Totals"; docs/storage.md), the
+ * way chosen by totalPlan (lib/qso/list/plan.ts):
  * - no id bound: a sum over qso_counts (scope, band, mode, qsl_filter), or with no filter over
  *   the scope's months (qso_month_counts, far fewer rows);
  * - an id bound (since_id, every ADIF page) and no other filter: whole id blocks of
@@ -84,25 +86,32 @@ function outsideSql(list: ListQuery, idBelow: number): Sql {
 }
 
 /**
- * The total's one statement (or 0 without a query: the owner has no station location, or the id
- * bounds leave nothing), or null when since_id with band, mode, qsl_filter needs the smaller
- * side chosen first.
+ * The total's one statement as the planner chose it (totalPlan), or 0 without a query (the owner
+ * has no station location, or the id bounds leave nothing), or null when the smaller side of a
+ * since_id bound must be chosen first.
  */
 function oneStatementTotal(list: ListQuery): Sql | 0 | null {
   if (list.scope.stationIds.length === 0) return 0;
-  const buckets = list.bucketFilterKinds.length > 0;
-  if (list.callsign !== null) return countSql(list);
-  const dated = list.days.from !== null || list.days.to !== null;
-  if (dated) {
-    if (buckets) return list.idBelow !== null && list.sinceId + 1 >= list.idBelow ? 0 : countSql(list);
-    if (list.idBelow === null) return timeRangeSql(list);
-    if (list.sinceId === 0) return belowCutSql(list, list.idBelow);
-    return list.sinceId + 1 >= list.idBelow ? 0 : countSql(list);
+  const plan = totalPlan(listShape(list));
+  switch (plan) {
+    case 'zero':
+      return 0;
+    case 'scope-months':
+    case 'buckets':
+      return bucketSql(list);
+    case 'date-months':
+      return timeRangeSql(list);
+    case 'id-blocks':
+      return idRangeSql(list, list.sinceId, list.idBelow!);
+    case 'below-cut':
+      return belowCutSql(list, list.idBelow!);
+    case 'smaller-side':
+      return null;
+    case 'count':
+      return countSql(list);
+    default:
+      return unchosen(plan);
   }
-  if (list.idBelow === null) return bucketSql(list);
-  if (list.sinceId + 1 >= list.idBelow) return 0;
-  if (!buckets) return idRangeSql(list, list.sinceId, list.idBelow);
-  return list.sinceId === 0 ? belowCutSql(list, list.idBelow) : null;
 }
 
 /**
