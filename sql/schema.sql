@@ -19,6 +19,7 @@ CREATE TABLE api_keys (
   active boolean DEFAULT true NOT NULL,
   created_at timestamp with time zone DEFAULT now() NOT NULL,
   last_used_at timestamp with time zone,
+  key_hint text,
   CONSTRAINT api_keys_created_by_fkey FOREIGN KEY (created_by) REFERENCES users(id) ON DELETE CASCADE,
   CONSTRAINT api_keys_key_hash_key UNIQUE (key_hash),
   CONSTRAINT api_keys_pkey PRIMARY KEY (id),
@@ -37,10 +38,28 @@ CREATE TABLE api_tokens (
   revoked_at timestamp with time zone,
   created_at timestamp with time zone DEFAULT now() NOT NULL,
   last_used_at timestamp with time zone,
+  session_id bigint,
   CONSTRAINT api_tokens_created_by_fkey FOREIGN KEY (created_by) REFERENCES users(id) ON DELETE CASCADE,
   CONSTRAINT api_tokens_pkey PRIMARY KEY (id),
+  CONSTRAINT api_tokens_session_id_fkey FOREIGN KEY (session_id) REFERENCES app_sessions(id) ON DELETE CASCADE,
   CONSTRAINT api_tokens_token_hash_key UNIQUE (token_hash),
   CONSTRAINT api_tokens_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
+);
+
+CREATE TABLE app_sessions (
+  id bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
+  id_hash text NOT NULL,
+  user_id integer NOT NULL,
+  csrf text NOT NULL,
+  acting_club_id integer,
+  api_token_sealed text,
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  last_seen_at timestamp with time zone DEFAULT now() NOT NULL,
+  expires_at timestamp with time zone NOT NULL,
+  CONSTRAINT app_sessions_acting_club_id_fkey FOREIGN KEY (acting_club_id) REFERENCES users(id) ON DELETE SET NULL,
+  CONSTRAINT app_sessions_id_hash_key UNIQUE (id_hash),
+  CONSTRAINT app_sessions_pkey PRIMARY KEY (id),
+  CONSTRAINT app_sessions_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
 );
 
 CREATE TABLE club_members (
@@ -101,8 +120,11 @@ CREATE TABLE import_jobs (
   finished_at timestamp with time zone,
   on_duplicate text,
   insert_unmatched boolean DEFAULT false NOT NULL,
+  heartbeat_at timestamp with time zone DEFAULT now() NOT NULL,
+  spool_bytes bigint DEFAULT 0 NOT NULL,
   CONSTRAINT import_jobs_on_duplicate_check CHECK ((on_duplicate = ANY (ARRAY['skip'::text, 'confirm'::text, 'merge'::text]))),
   CONSTRAINT import_jobs_pkey PRIMARY KEY (id),
+  CONSTRAINT import_jobs_spool_bytes_check CHECK ((spool_bytes >= 0)),
   CONSTRAINT import_jobs_state_check CHECK ((state = ANY (ARRAY['queued'::text, 'running'::text, 'done'::text, 'failed'::text, 'cancelled'::text]))),
   CONSTRAINT import_jobs_station_id_fkey FOREIGN KEY (station_id) REFERENCES stations(id) ON DELETE CASCADE,
   CONSTRAINT import_jobs_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
@@ -375,6 +397,7 @@ CREATE TABLE users (
   is_club boolean DEFAULT false NOT NULL,
   is_admin boolean DEFAULT false NOT NULL,
   created_at timestamp with time zone DEFAULT now() NOT NULL,
+  password_hash text,
   CONSTRAINT users_pkey PRIMARY KEY (id),
   CONSTRAINT users_username_key UNIQUE (username)
 );
@@ -383,7 +406,13 @@ CREATE TABLE users (
 
 CREATE INDEX api_keys_user ON public.api_keys USING btree (user_id);
 
+CREATE INDEX api_tokens_session ON public.api_tokens USING btree (session_id) WHERE (session_id IS NOT NULL);
+
 CREATE INDEX api_tokens_user ON public.api_tokens USING btree (user_id);
+
+CREATE INDEX app_sessions_expires ON public.app_sessions USING btree (expires_at);
+
+CREATE INDEX app_sessions_user ON public.app_sessions USING btree (user_id);
 
 CREATE INDEX club_members_user ON public.club_members USING btree (user_id);
 
@@ -392,6 +421,8 @@ CREATE UNIQUE INDEX contest_session_qsos_qso ON public.contest_session_qsos USIN
 CREATE INDEX contest_sessions_user ON public.contest_sessions USING btree (user_id);
 
 CREATE INDEX import_jobs_active ON public.import_jobs USING btree (runner_host) WHERE (state = ANY (ARRAY['queued'::text, 'running'::text]));
+
+CREATE INDEX import_jobs_spooled ON public.import_jobs USING btree (id) WHERE (spool_bytes > 0);
 
 CREATE INDEX import_jobs_user_recent ON public.import_jobs USING btree (user_id, id DESC);
 
