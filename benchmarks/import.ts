@@ -218,9 +218,6 @@ async function indexCost(db: Database, big: string, bigCount: number): Promise<v
   await pool.query('ALTER TABLE qso ENABLE TRIGGER qso_counts_insert');
   await pool.query(countingFunctionSql('009_qso_counts.sql'));
   const bucketsOnly = await copyQso('qso counting per filter bucket only (the trigger of sql/009)');
-  // The four tables counted by one statement per table and kind of write, before one count key (sql/018).
-  await pool.query(countingFunctionSql('017_qso_month_bucket_counts.sql'));
-  const perTable = await copyQso('qso counting with the trigger of sql/017 (a statement per table)');
   await pool.query(countTriggerFunctionSql(countTriggerBody()));
   const bare = (bareFirst + bareLast) / 2;
   const row = (what: string, secondsTaken: number) =>
@@ -232,7 +229,6 @@ async function indexCost(db: Database, big: string, bigCount: number): Promise<v
   console.log(row('qso (all indexes, the foreign key, the counting and feed triggers)', full));
   console.log(row('qso without the counting trigger', uncounted));
   console.log(row('qso counting per filter bucket only (sql/009, before the id and month counts)', bucketsOnly));
-  console.log(row('qso counting with the trigger of sql/017 (a statement per table and kind of write)', perTable));
   console.log(machine());
 }
 

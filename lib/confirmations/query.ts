@@ -4,7 +4,7 @@ import { shapedStatement } from '../db/shapedStatement.js';
 import { CONFIRMATION_KEYS, CONFIRMATION_TYPES, type ConfirmationType } from '../qso/confirmationTypes.js';
 import { bandCondition, confirmedCondition, dateRangeConditions, dayAfter, modeCondition } from '../qso/filters.js';
 import { scopeConditions, type QsoScope } from '../qso/scope.js';
-import { countsTotalSql, monthSeekSql, timeRangeTotalSql } from '../qso/counts.js';
+import { timeRangeTotalSql } from '../qso/counts.js';
 
 /**
  * The confirmation list: one row per (QSO, confirmation type) with that type received ('Y')
@@ -81,7 +81,7 @@ export interface ConfirmationPage {
  * `station_id = $n` rather than `= ANY(...)`: only an equality lets PostgreSQL read the
  * partial index `qso_conf_<type>` (station_id, date DESC, id) in order, so the branches merge
  * without a sort and each stops after `offset + limit` rows. With the scope and types alone the
- * total (their received months) is read in the page's statement, one snapshot for both; with
+ * total (from the buckets, totalFromBucketsSql) is read in the page's statement, one snapshot for both; with
  * other filters it is a statement of its own run beside the page's (countRows).
  */
 export async function listConfirmations(
@@ -89,7 +89,7 @@ export async function listConfirmations(
   filters: ConfirmationFilters,
   limit: number,
   offset: number,
-  { dateRangeFirstMax = DATE_RANGE_FIRST_MAX, seekFromOffset = SEEK_FROM_OFFSET } = {},
+  { dateRangeFirstMax = DATE_RANGE_FIRST_MAX } = {},
 ): Promise<ConfirmationPage> {
   const { stationIds } = filters.scope;
   if (stationIds.length === 0 || filters.types.length === 0) return { rows: [], total: 0 };
@@ -97,10 +97,10 @@ export async function listConfirmations(
     return dateRangePage(db, filters, limit, offset);
   }
   if (receivedOnly(filters)) {
-    const { rows, total } = await pageRows(db, filters, limit, offset, { seek: offset >= seekFromOffset, withTotal: true });
+    const { rows, total } = await pageRows(db, filters, limit, offset, true);
     return { rows, total: total! };
   }
-  const [{ rows }, total] = await Promise.all([pageRows(db, filters, limit, offset, { seek: false, withTotal: false }), countRows(db, filters)]);
+  const [{ rows }, total] = await Promise.all([pageRows(db, filters, limit, offset, false), countRows(db, filters)]);
   return { rows, total };
 }
 
@@ -159,42 +159,20 @@ async function dateRangePage(db: pg.Pool, filters: ConfirmationFilters, limit: n
   return { rows: rows.filter((row) => row.qso_id !== null).map(toConfirmation), total };
 }
 
-/**
- * From this offset on, a page of a list without filters on the QSOs or dates (scope and types
- * alone) starts from the received month its offset falls into (qso_confirmation_month_counts,
- * as the QSO list's deep pages: docs/api-v2/qso.md "Deep pages") instead of merging every
- * confirmation received after it.
- */
-const SEEK_FROM_OFFSET = 10_000;
-
-/** Only the scope and the types select the rows: the month counts of received dates count exactly those. */
+/** Only the scope and the types select the rows: the total is the buckets' (totalFromBucketsSql) and can share the page's statement. */
 function receivedOnly(filters: ConfirmationFilters): boolean {
   return filters.since === null && filters.qsoSince === null && filters.qsoUntil === null
     && filters.band === null && filters.mode === null && filters.callsign === null;
 }
 
-/** The conditions selecting the rows of qso_confirmation_month_counts (alias c) of the list's scope and types. */
-function receivedMonthsOf(filters: ConfirmationFilters, params: SqlParams): string[] {
-  return [...scopeConditions(filters.scope, params, 'c'), `c.type = ANY(${params.add(filters.types)}::text[])`];
-}
-
 /**
- * The page, merged from one branch per (location, type). With `seek`, the statement first sums
- * the received months (newest first) in its own snapshot: each branch then reads only the months
- * the page lies in (received before the end of the offset's month, from the start of the month
- * where the page ends), and the page skips only what lies in the offset's month. `withTotal`:
- * the received months' total too, in the same statement (scope and types alone).
+ * The page, merged from one branch per (location, type). `withTotal`: the total too, in the
+ * same statement (scope and types alone, totalFromBucketsSql).
  */
 async function pageRows(
-  db: pg.Pool, filters: ConfirmationFilters, limit: number, offset: number, { seek, withTotal }: { seek: boolean; withTotal: boolean },
+  db: pg.Pool, filters: ConfirmationFilters, limit: number, offset: number, withTotal: boolean,
 ): Promise<{ rows: ConfirmationRow[]; total: number | null }> {
   const params = new SqlParams();
-  const seekCte = seek
-    ? `seek AS MATERIALIZED (${monthSeekSql(
-      `SELECT c.month, sum(c.n) FROM qso_confirmation_month_counts c WHERE ${receivedMonthsOf(filters, params).join(' AND ')} GROUP BY c.month`,
-      params.add(offset), params.add(offset + limit))}),
-      `
-    : '';
   const shared = qsoConditions(filters, params);
   // The scope's operator rule, spelled out here because the stations go into each branch singly.
   if (filters.scope.operator !== null) shared.push(`q.operator = ${params.add(filters.scope.operator)}`);
@@ -205,27 +183,24 @@ async function pageRows(
     const station = params.add(stationId);
     for (const type of filters.types) {
       const { date } = CONFIRMATION_TYPES[type];
-      const months = seek
-        ? [`q.${date} < (SELECT below::date FROM seek)`, `q.${date} >= coalesce((SELECT above::date FROM seek), '-infinity'::date)`]
-        : [];
-      const where = [`q.station_id = ${station}`, ...typeConditions(type, since), ...months, ...shared].join(' AND ');
+      const where = [`q.station_id = ${station}`, ...typeConditions(type, since), ...shared].join(' AND ');
       branches.push(`(SELECT q.id AS qso_id, ${CONFIRMATION_KEYS.indexOf(type)} AS type_rank, q.${date} AS confirmation_date
           FROM qso q WHERE ${where}
          ORDER BY q.${date} DESC, q.id LIMIT ${branchLimit})`);
     }
   }
-  // With the total (the received months' sum, a scope and types alone) in the same statement:
-  // one snapshot for both, on one row of its own when the page is empty.
+  // With the total (a scope and types alone) in the same statement: one snapshot for both, on one
+  // row of its own when the page is empty.
   const rowsOfPage = withTotal
-    ? `(${receivedMonthsTotalSql(filters, params)}) n LEFT JOIN (page JOIN qso q ON q.id = page.qso_id) ON true`
+    ? `(${totalFromBucketsSql(filters, params)}) n LEFT JOIN (page JOIN qso q ON q.id = page.qso_id) ON true`
     : 'page JOIN qso q ON q.id = page.qso_id';
   const { rows } = await db.query<PageRow & { total?: number }>(shapedStatement(
     db,
-    `WITH ${seekCte}page AS (
+    `WITH page AS (
        SELECT c.qso_id, c.type_rank, c.confirmation_date
          FROM (${branches.join('\n UNION ALL ')}) c
         ORDER BY c.confirmation_date DESC, c.qso_id, c.type_rank
-        LIMIT ${params.add(limit)} OFFSET ${seek ? `${params.add(offset)}::bigint - coalesce((SELECT skipped FROM seek), 0)` : params.add(offset)})
+        LIMIT ${params.add(limit)} OFFSET ${params.add(offset)})
      SELECT ${withTotal ? 'n.total, ' : ''}page.qso_id, page.type_rank, to_char(page.confirmation_date, 'YYYY-MM-DD') AS confirmation_date,
             q.call AS callsign, to_char(q.time_on, 'YYYY-MM-DD HH24:MI:SS') AS qso_date, q.mode, q.band,
             q.submode, q.gridsquare, q.vucc_grids, q.sat_name, q.sat_mode
@@ -264,16 +239,6 @@ async function countRows(db: pg.Pool, filters: ConfirmationFilters): Promise<num
 }
 
 /**
- * The total of a list of the scope and types alone: the sum of their received months, whose rows
- * are exactly the list's (a type received 'Y' with a date), read in the page's statement. A
- * generated 1M log: 1,914 rows, 0.8 ms, against countFromBuckets' 5,264 buckets and five probes
- * for the undated, 2.7 ms.
- */
-function receivedMonthsTotalSql(filters: ConfirmationFilters, params: SqlParams): string {
-  return countsTotalSql('qso_confirmation_month_counts', receivedMonthsOf(filters, params));
-}
-
-/**
  * The total when every filter is one qso_counts keeps (scope, types, band, mode; docs/api-v2/qso.md
  * "Totals"): a row is a type received ('Y') with a received date, so per type the QSOs received
  * (a sum over the buckets) less those received without a date (counted: the start of the type's
@@ -283,6 +248,12 @@ function receivedMonthsTotalSql(filters: ConfirmationFilters, params: SqlParams)
  */
 async function countFromBuckets(db: pg.Pool, filters: ConfirmationFilters): Promise<number> {
   const params = new SqlParams();
+  const { rows } = await db.query<{ total: number }>(shapedStatement(db, totalFromBucketsSql(filters, params), params.values));
+  return rows[0]!.total;
+}
+
+/** countFromBuckets' statement, its values added to `params`. */
+function totalFromBucketsSql(filters: ConfirmationFilters, params: SqlParams): string {
   const onBuckets = scopeConditions(filters.scope, params, 'c');
   const band = filters.band === null ? null : bandCondition(filters.band, params, 'c');
   if (band) onBuckets.push(band);
@@ -300,12 +271,7 @@ async function countFromBuckets(db: pg.Pool, filters: ConfirmationFilters): Prom
       ? `(SELECT count(*) FROM (${found}) f)`
       : `(SELECT count(*) FROM qso q WHERE q.id = ANY(ARRAY(${found})) AND ${onQsos.join(' AND ')})`;
   });
-  const { rows } = await db.query<{ total: number }>(shapedStatement(
-    db,
-    `SELECT ((SELECT ${received.join(' + ')} FROM qso_counts c WHERE ${onBuckets.join(' AND ')}) - ${undated.join(' - ')})::int AS total`,
-    params.values,
-  ));
-  return rows[0]!.total;
+  return `SELECT ((SELECT ${received.join(' + ')} FROM qso_counts c WHERE ${onBuckets.join(' AND ')}) - ${undated.join(' - ')})::int AS total`;
 }
 
 function toConfirmation(row: PageRow): ConfirmationRow {

@@ -7,8 +7,7 @@ import type pg from 'pg';
  * and folds them. The trigger groups a statement's rows once by qso_count_key() (sql/018: a
  * QSO's location, operator, block of ids, month, bucket and received months), then one
  * statement adds the groups to every table here. Its body is generated from this list and
- * installed by the migration run (ensureCountTrigger), so that a new table is declared here and
- * created by its migration, without restating the trigger (sql/018 and sql/022 did).
+ * installed by the migration run (ensureCountTrigger); the body in force is in sql/schema.sql.
  */
 
 /** A table of appended counts: its name and the columns of its key, in table order, each a field of qso_count_key. */
@@ -16,23 +15,12 @@ export interface CountTable {
   name: string;
   columns: string;
   /**
-   * Where the trigger takes the table's rows from, when not `columns` of the deltas `d`: the key
-   * columns' expressions and the rows they are read from (with a WHERE clause, if any).
-   */
-  fromDeltas?: { select: string; from: string };
-  /**
    * For a key qso_count_key() does not hold, its columns' expressions on a written row `r`: the
    * trigger groups the statement's rows by them apart. Grouping every table's deltas by a key
    * that holds a column with many values per block and bucket (a QSO's entity) would split the
    * groups of every table: an import of 1M QSOs of 520 entities took 20 % longer.
    */
   rowKey?: string;
-  /**
-   * The migration that creates the table, for tables added since the trigger is generated: the
-   * trigger fills such a table once it exists (the migrations in between keep every other table
-   * counted). The trigger waits for the others, which the last body written by hand (sql/022) filled.
-   */
-  createdBy?: string;
 }
 
 /** The statuses of qsl_filter's conditions. */
@@ -41,35 +29,8 @@ const QSL_COLUMNS = 'qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download
 /** The bucket a QSO counts in: the columns of the filters the counts answer (band, mode, qsl_filter). */
 const BUCKET_COLUMNS = `band, mode, submode, prop_mode, ${QSL_COLUMNS}`;
 
-/** The kinds of filter the counts keep: band (SAT included), mode (or submode), qsl_filter. */
+/** The kinds of filter qso_counts keeps: band (SAT included), mode (or submode), qsl_filter. */
 export type BucketFilterKind = 'band' | 'mode' | 'qsl';
-
-/** Per month of time_on and one kind of filter (sql/018): date totals and deep pages with that kind. */
-export const MONTH_FILTER_TABLES: Record<BucketFilterKind, CountTable> = {
-  band: { name: 'qso_month_band_counts', columns: 'station_id, operator, month, band, prop_mode' },
-  mode: { name: 'qso_month_mode_counts', columns: 'station_id, operator, month, mode, submode' },
-  qsl: { name: 'qso_month_qsl_counts', columns: `station_id, operator, month, ${QSL_COLUMNS}` },
-};
-
-/** Per block of ids and one kind of filter (sql/022): id-bounded totals and ADIF pages with that kind. */
-export const ID_FILTER_TABLES: Record<BucketFilterKind, CountTable> = {
-  band: { name: 'qso_id_band_counts', columns: 'station_id, operator, block, band, prop_mode' },
-  mode: { name: 'qso_id_mode_counts', columns: 'station_id, operator, block, mode, submode' },
-  qsl: { name: 'qso_id_qsl_counts', columns: `station_id, operator, block, ${QSL_COLUMNS}` },
-};
-
-/** Per block of ids and month of time_on (sql/023): ADIF pages and id-bounded totals of a range of dates. */
-export const ID_MONTH_TABLE: CountTable = { name: 'qso_id_month_counts', columns: 'station_id, operator, block, month', createdBy: '023_qso_id_month_counts' };
-
-/**
- * Per block of ids, band and mode (sql/026): id-bounded totals and ADIF pages with band and mode
- * together.
- */
-export const ID_BAND_MODE_TABLE: CountTable = {
-  name: 'qso_id_band_mode_counts',
-  columns: 'station_id, operator, block, band, prop_mode, mode, submode',
-  createdBy: '026_qso_id_band_mode_counts',
-};
 
 /**
  * Per DXCC entity, with whether card and LoTW confirmed (sql/025, the statuses as the bucket
@@ -79,33 +40,19 @@ export const DXCC_TABLE: CountTable = {
   name: 'qso_dxcc_counts',
   columns: 'station_id, operator, dxcc, qsl_rcvd, lotw_qsl_rcvd',
   rowKey: "r.station_id, r.operator, r.dxcc, CASE WHEN r.qsl_rcvd = 'Y' THEN 'Y' END, CASE WHEN r.lotw_qsl_rcvd = 'Y' THEN 'Y' END",
-  createdBy: '025_qso_dxcc_counts',
 };
 
-/** Every table of counts, in the order the trigger fills them. */
+/**
+ * Every table of counts, in the order the trigger fills them: the four that pay for themselves
+ * (docs/storage.md; sql/050 dropped the other ten).
+ */
 export const COUNT_TABLES: readonly CountTable[] = [
-  // Per bucket (sql/009), per block of ids (sql/012).
+  // Per bucket (sql/009): totals of band, mode, qsl_filter; the statistics' breakdowns.
   { name: 'qso_counts', columns: `station_id, operator, ${BUCKET_COLUMNS}` },
+  // Per block of ids (sql/012): since_id totals, deep ADIF pages.
   { name: 'qso_id_counts', columns: 'station_id, operator, block' },
-  ...Object.values(ID_FILTER_TABLES),
-  ID_MONTH_TABLE,
-  ID_BAND_MODE_TABLE,
-  // Per month (sql/013), per month and kind (sql/018), per month and whole bucket (sql/017).
+  // Per month (sql/013): scope totals, date totals, deep JSON pages, the statistics' activity.
   { name: 'qso_month_counts', columns: 'station_id, operator, month' },
-  ...Object.values(MONTH_FILTER_TABLES),
-  // A row per confirmation type received 'Y' with a date, in the month of that date (sql/018;
-  // the types of lib/qso/confirmationTypes.ts).
-  {
-    name: 'qso_confirmation_month_counts',
-    columns: 'station_id, operator, type, month',
-    fromDeltas: {
-      select: 'station_id, operator, t.type, t.month',
-      from: `d CROSS JOIN LATERAL (VALUES ('lotw', lotw_month), ('eqsl', eqsl_month), ('qsl', qsl_month),
-                                        ('qrz', qrz_month), ('clublog', clublog_month)) t(type, month)
-     WHERE t.month IS NOT NULL`,
-    },
-  },
-  { name: 'qso_month_bucket_counts', columns: `station_id, operator, month, ${BUCKET_COLUMNS}` },
   DXCC_TABLE,
 ];
 
@@ -129,10 +76,9 @@ export const UNGROUPED_MAX_DELTAS = 1;
  * The trigger's INSERT for one table from the deltas `d`: each group of the table's key summed
  * (groups netting to nothing dropped), or, `ungrouped`, every delta as its own row.
  */
-function insertSql({ name, columns, fromDeltas }: CountTable, ungrouped: boolean): string {
-  const { select, from } = fromDeltas ?? { select: columns, from: 'd' };
+function insertSql({ name, columns }: CountTable, ungrouped: boolean): string {
   return `INSERT INTO ${name} (${columns}, n)
-    ${ungrouped ? `SELECT ${select}, n FROM ${from}` : `SELECT ${select}, sum(n) FROM ${from} GROUP BY ${keyPositions(columns)} HAVING sum(n) <> 0`}`;
+    ${ungrouped ? `SELECT ${columns}, n FROM d` : `SELECT ${columns}, sum(n) FROM d GROUP BY ${keyPositions(columns)} HAVING sum(n) <> 0`}`;
 }
 
 /** One statement appending the deltas to every table keyed by qso_count_key (`keyed`). */
@@ -203,13 +149,11 @@ END;
 
 /**
  * Installs the generated qso_counts_record() where the database holds another body, in the
- * caller's transaction, once the tables the last hand-written body filled exist (sql/022; before
- * them the migrations' own triggers count), filling those and whichever tables added since exist.
- * The migration run calls it in the transaction of each migration it applies, so the trigger
- * changes with the migration that creates and fills a new table, and no write commits between
- * the table's backfill and the trigger that keeps it, nor between one pending migration and the
- * next; such a migration locks qso against writers before its backfill (sql/023). Call in a
- * transaction. Returns whether it replaced the function.
+ * caller's transaction, once every table of COUNT_TABLES exists (from sql/025 on; before, the
+ * migrations' own bodies count). The migration run calls it in the transaction of each migration
+ * it applies, so no write commits between one pending migration and the next under a body that
+ * counts into tables the next one drops (sql/050). Call in a transaction. Returns whether it
+ * replaced the function.
  */
 export async function ensureCountTrigger(client: Pick<pg.PoolClient, 'query'>): Promise<boolean> {
   const { rows: [state] } = await client.query<{ present: string[]; body: string | null }>(
@@ -217,9 +161,8 @@ export async function ensureCountTrigger(client: Pick<pg.PoolClient, 'query'>): 
             (SELECT prosrc FROM pg_proc WHERE proname = 'qso_counts_record') AS body`,
     [COUNT_TABLES.map(({ name }) => name)],
   );
-  const present = new Set(state!.present);
-  if (COUNT_TABLES.some(({ name, createdBy }) => createdBy === undefined && !present.has(name))) return false;
-  const body = countTriggerBody(COUNT_TABLES.filter(({ name }) => present.has(name)));
+  if (state!.present.length < COUNT_TABLES.length) return false;
+  const body = countTriggerBody();
   if (state!.body === body) return false;
   // No write commits under the old body while the new one takes over (a migration that fills a
   // new table takes this lock before its backfill).

@@ -164,9 +164,9 @@ type EntityFlags = Pick<Flags, 'confirmed' | 'confirmed_band' | 'confirmed_band_
 
 /**
  * Whether the entity is confirmed (card or LoTW), on the band, on the band and mode (from the
- * QSOs' stored dxcc): three probes of the confirmed QSOs alone (qso_station_dxcc_confirmed,
- * sql/024), each ending at the first it finds, so the entity's unconfirmed QSOs (most of a
- * log's own country) are never read.
+ * QSOs' stored dxcc): three probes, each ending at the first confirmed QSO it finds. No index
+ * leads to an entity's confirmed QSOs since sql/050 (docs/storage.md: every writer paid for it),
+ * so a probe may read the location's QSOs up to the first match.
  */
 async function dxccConfirmation(db: pg.Pool, request: LookupRequest, adif: number): Promise<EntityFlags> {
   const params = new SqlParams();

@@ -33,9 +33,8 @@ function filterConditions(scope: QsoScope, band: string | null, params: SqlParam
 /**
  * "Not Found" when no QSO is in the square (a normalised locator of 2–10 characters, matched as
  * a prefix); else "Found" without `cnfm`, "Confirmed" when that type confirmed one of them,
- * otherwise "Worked". Each answer is a probe that ends at the first QSO it finds: the square's
- * range of locators (qso_station_grid, sql/024) and the few QSOs with VUCC grids
- * (qso_station_vucc), instead of a look at every QSO's locator.
+ * otherwise "Worked". Each answer is a probe that ends at the first QSO it finds (no index of
+ * locators since sql/050, docs/storage.md: it may read the location's QSOs up to the first).
  */
 export async function gridStatus(db: pg.Pool, scope: QsoScope, grid: string, filter: GridFilter): Promise<GridResult> {
   const params = new SqlParams();
@@ -56,8 +55,7 @@ export async function gridStatus(db: pg.Pool, scope: QsoScope, grid: string, fil
 
 /**
  * Every 4-character square worked (confirmed by `cnfm` when given), ascending. Without a band or
- * `cnfm`, the locators are read from qso_station_grid alone (an index-only scan, `<> ''` naming
- * its predicate), not from every QSO; still a read of every locator of the scope. The squares are
+ * `cnfm`, a read of every locator of the scope (`<> ''` leaves out the QSOs without one). The squares are
  * checked once grouped (the CTE is a fence): pushed into the scan, the pattern ran once per QSO,
  * more than half of the statement's time (database CPU 1,185 → 466 ms a request at 1M QSOs and
  * 20,000 squares).

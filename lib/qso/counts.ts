@@ -2,45 +2,19 @@ import type pg from 'pg';
 import { inTransaction } from '../db/transaction.js';
 import type { SqlParams } from '../db/sqlParams.js';
 import type { Logger } from '../log.js';
-import { COUNT_TABLES, ID_BAND_MODE_TABLE, ID_FILTER_TABLES, ID_MONTH_TABLE, MONTH_FILTER_TABLES, type BucketFilterKind } from '../db/countTables.js';
+import { COUNT_TABLES } from '../db/countTables.js';
 import type { ScopeOn } from './scope.js';
 import { dayRangeConditions } from './filters.js';
 
 /**
  * Reading and compacting the QSO counts every writer appends in its own transaction (the tables
- * and their trigger: lib/db/countTables.ts): per bucket of the list's filters (qso_counts,
- * sql/009), per block of ids (qso_id_counts, sql/012), per month of time_on (qso_month_counts,
- * sql/013), per month and bucket (qso_month_bucket_counts, sql/017), per month and one kind of
- * filter (band, mode, received statuses) and per confirmation type and month of its received
- * date (sql/018), per block of ids and one kind of filter (sql/022), per block of ids and month
- * (sql/023). A list's exact total is then a sum over a few hundred rows instead of a count over
- * every matching QSO, and a deep page starts from the month or block of ids its offset falls
- * into instead of skipping every QSO before it.
+ * and their trigger: lib/db/countTables.ts; what each serves: docs/storage.md): per bucket of the
+ * list's filters (qso_counts, sql/009), per block of ids (qso_id_counts, sql/012), per month of
+ * time_on (qso_month_counts, sql/013), per DXCC entity (qso_dxcc_counts, sql/025). A list's exact
+ * total is then a sum over a few hundred rows instead of a count over every matching QSO, and a
+ * deep page starts from the month or block of ids its offset falls into instead of skipping
+ * every QSO before it.
  */
-
-/**
- * The month counts to sum for a list with these kinds of filter: per month alone without
- * filters, per month and that kind with one kind, per month and whole bucket with several; the
- * fewer rows, the cheaper the sum (a month's whole buckets are the product of every column's
- * values).
- */
-export function monthCountsTable(kinds: readonly BucketFilterKind[]): string {
-  if (kinds.length === 0) return 'qso_month_counts';
-  if (kinds.length === 1) return MONTH_FILTER_TABLES[kinds[0]!].name;
-  return 'qso_month_bucket_counts';
-}
-
-/**
- * The id-block counts to sum for QSOs in id order with these kinds of filter (an id-bounded
- * total, an ADIF page's start): per block alone without filters, per block and that kind with
- * one kind, per block, band and mode with those two; null with another combination (no such
- * table: the total counts QSOs, the page skips from the start).
- */
-export function idCountsTable(kinds: readonly BucketFilterKind[]): string | null {
-  if (kinds.length === 0) return 'qso_id_counts';
-  if (kinds.length === 1) return ID_FILTER_TABLES[kinds[0]!].name;
-  return kinds.length === 2 && kinds.includes('band') && kinds.includes('mode') ? ID_BAND_MODE_TABLE.name : null;
-}
 
 /** qso_id_counts counts QSOs per block of this many consecutive ids (fixed by its trigger). */
 export const ID_BLOCK = 4096;
@@ -75,8 +49,7 @@ export function scopeTotalSql(scope: readonly string[]): string {
 
 /**
  * The exact number of a list's QSOs with sinceId < id < idBelow, without counting them: the sum
- * of the whole id blocks in between from `blockRows` (rows (block, n): blockRowsSql, or
- * dayRangeBlockRowsSql for a range of dates), less the QSOs of the first block at or below
+ * of the whole id blocks in between from `blockRows` (rows (block, n): blockRowsSql), less the QSOs of the first block at or below
  * sinceId, plus those of the last block below idBelow (each count covers fewer than ID_BLOCK
  * ids, read from qso_station_id with `matching`, the same conditions on alias q), their values
  * bound in `params` already. Needs sinceId + 1 < idBelow (else there is nothing to count).
@@ -95,29 +68,22 @@ export function idRangeTotalSql(blockRows: string, matching: string, params: Sql
 
 /**
  * For the page at `offset` of a scope's QSOs in ascending id order, from `blockRows`, their
- * counts per block of ids (rows (block, n): blockRowsSql, or dayRangeBlockRowsSql for a range of
- * dates): the first id of the block the offset falls into, as `from_id` (the page reads id >=
- * from_id), and `skipped`, the matching QSOs in the blocks before it, so the page's own offset
- * is `offset - skipped`: it skips fewer than ID_BLOCK ids' QSOs; and the end of the block where
- * `end` (offset + per_page) is reached, as `to_id` (null past the last block), so that every part
- * of the page reads a few blocks of ids, whatever plan its filter gets. Exact below the page's
- * idBelow: the blocks before the chosen one lie below it whenever the page reaches any QSO (a
- * block holding ids at or above idBelow is chosen at the latest), and so do the page's QSOs
- * before to_id. With them, what reading that window costs against reading every match:
- * `matches`, the QSOs the rows count, and `walked`, the scope's QSOs of every kind and date in
- * the window's blocks (qso_id_counts, `within`: the scope's conditions on alias c without
- * filters). No row when the offset is beyond the last QSO. `offset` and `end` are bound
- * placeholders.
+ * counts per block of ids (rows (block, n): blockRowsSql): the first id of the block the offset
+ * falls into, as `from_id` (the page reads id >= from_id), and `skipped`, the QSOs in the blocks
+ * before it, so the page's own offset is `offset - skipped`: it skips fewer than ID_BLOCK ids'
+ * QSOs; and the end of the block where `end` (offset + per_page) is reached, as `to_id` (null
+ * past the last block). Exact below the page's idBelow: the blocks before the chosen one lie
+ * below it whenever the page reaches any QSO (a block holding ids at or above idBelow is chosen
+ * at the latest), and so do the page's QSOs before to_id. No row when the offset is beyond the
+ * last QSO. `offset` and `end` are bound placeholders.
  */
-export function idSeekSql(blockRows: string, within: string, offset: string, end: string): string {
+export function idSeekSql(blockRows: string, offset: string, end: string): string {
   return `WITH s AS (SELECT b.block, b.n, sum(b.n) OVER (ORDER BY b.block) AS upto
                        FROM (SELECT r.block, sum(r.n) AS n FROM (${blockRows}) r (block, n) GROUP BY r.block) b),
           f AS (SELECT s.block, s.n, s.upto FROM s WHERE s.upto > ${offset}::bigint ORDER BY s.block LIMIT 1),
           e AS (SELECT s.block FROM s WHERE s.upto >= ${end}::bigint ORDER BY s.block LIMIT 1)
           SELECT (f.block * ${ID_BLOCK})::text AS from_id, (f.upto - f.n)::int AS skipped,
-                 ((e.block + 1) * ${ID_BLOCK})::text AS to_id, (SELECT max(s.upto) FROM s)::int AS matches,
-                 (SELECT coalesce(sum(c.n), 0) FROM qso_id_counts c
-                   WHERE ${within} AND c.block >= f.block AND (e.block IS NULL OR c.block <= e.block))::int AS walked
+                 ((e.block + 1) * ${ID_BLOCK})::text AS to_id
             FROM f LEFT JOIN e ON true`;
 }
 
@@ -165,59 +131,31 @@ function wholeMonthConditions(span: MonthSpan, params: SqlParams): string[] {
  * monthRowsSql gives them. A range inside one month is counted. `scopeOn`: the scope's
  * conditions (and any bucket filters') on each alias, ScopeOn (lib/qso/scope.ts).
  */
-export function timeRangeTotalSql(
-  scopeOn: ScopeOn,
-  params: SqlParams,
-  from: string | null,
-  to: string | null,
-  months = monthCountsTable([]),
-): string {
-  const rows = monthRowsSql(scopeOn, params, from, to, months);
+export function timeRangeTotalSql(scopeOn: ScopeOn, params: SqlParams, from: string | null, to: string | null): string {
+  const rows = monthRowsSql(scopeOn, params, from, to);
   if (rows !== null) return `SELECT coalesce(sum(m.n), 0)::int AS total FROM (${rows}) m (month, n)`;
   return `SELECT count(*)::int AS total FROM qso q WHERE ${scopeOn('q')} AND ${dayRangeConditions(from, to, params).join(' AND ')}`;
 }
 
 /**
  * A scope's QSOs per month of time_on with `from` <= time_on < `to` (days, either open), as rows
- * (month, n) newest or oldest in any order: the whole months summed from `months` (alias c), the
+ * (month, n) newest or oldest in any order: the whole months summed from qso_month_counts (alias c), the
  * partial months at either end counted from qso (alias q) and labelled with their month. Null
  * when the range lies inside one month. `scopeOn` as for timeRangeTotalSql.
  */
-export function monthRowsSql(
-  scopeOn: ScopeOn,
-  params: SqlParams,
-  from: string | null,
-  to: string | null,
-  months = monthCountsTable([]),
-): string | null {
+export function monthRowsSql(scopeOn: ScopeOn, params: SqlParams, from: string | null, to: string | null): string | null {
   const span = monthSpan(from, to);
   if (span === null) return null;
   return [
-    `SELECT c.month, sum(c.n) AS n FROM ${months} c WHERE ${[scopeOn('c'), ...wholeMonthConditions(span, params)].join(' AND ')} GROUP BY c.month`,
+    `SELECT c.month, sum(c.n) AS n FROM qso_month_counts c WHERE ${[scopeOn('c'), ...wholeMonthConditions(span, params)].join(' AND ')} GROUP BY c.month`,
     ...span.partial.map(({ month, from: lo, to: hi }) =>
       `SELECT ${params.add(month)}::timestamp, count(*) FROM qso q WHERE ${scopeOn('q')} AND ${dayRangeConditions(lo, hi, params).join(' AND ')}`),
   ].join(' UNION ALL ');
 }
 
-/**
- * A scope's QSOs with `from` <= time_on < `to` (days, either open, not both) per block of ids,
- * as rows (block, n), a block possibly more than once, for idSeekSql: the whole months' blocks
- * from qso_id_month_counts (sql/023), the partial months at either end (or the whole range,
- * inside one month) counted from qso by block. `scopeOn` as for timeRangeTotalSql.
- */
-export function dayRangeBlockRowsSql(scopeOn: ScopeOn, params: SqlParams, from: string | null, to: string | null): string {
-  const counted = (lo: string, hi: string) => `SELECT q.id / ${ID_BLOCK}, count(*) FROM qso q WHERE ${scopeOn('q')} AND ${dayRangeConditions(lo, hi, params).join(' AND ')} GROUP BY 1`;
-  const span = monthSpan(from, to);
-  if (span === null) return counted(from!, to!);
-  return [
-    `SELECT c.block, c.n FROM ${ID_MONTH_TABLE.name} c WHERE ${[scopeOn('c'), ...wholeMonthConditions(span, params)].join(' AND ')}`,
-    ...span.partial.map(({ from: lo, to: hi }) => counted(lo, hi)),
-  ].join(' UNION ALL ');
-}
-
-/** The rows (block, n) of the id-block counts `table` (idCountsTable) that `scope` (on alias c) selects, for idSeekSql. */
-export function blockRowsSql(scope: string, table: string): string {
-  return `SELECT c.block, c.n FROM ${table} c WHERE ${scope}`;
+/** The rows (block, n) of qso_id_counts that `scope` (on alias c) selects, for idSeekSql and idRangeTotalSql. */
+export function blockRowsSql(scope: string): string {
+  return `SELECT c.block, c.n FROM qso_id_counts c WHERE ${scope}`;
 }
 
 /**
@@ -229,9 +167,7 @@ export function blockRowsSql(scope: string, table: string): string {
  * >= above too (every QSO of the page lies in that month or a newer one), null when the page
  * reaches past the oldest QSO: each location's part of the page is then read within those
  * months, however sparse its QSOs are there. No row when the offset is beyond the last QSO.
- * `monthRows` is monthRowsSql's for the QSO list, the received months of
- * qso_confirmation_month_counts for the confirmation list; `offset` and `reach` are bound
- * placeholders.
+ * `monthRows` is monthRowsSql's; `offset` and `reach` are bound placeholders.
  */
 export function monthSeekSql(monthRows: string, offset: string, reach: string): string {
   return `WITH w AS (SELECT month, n, sum(n) OVER (ORDER BY month DESC) AS upto FROM (${monthRows}) m (month, n))
@@ -280,9 +216,9 @@ const VACUUM_DEAD_SHARE = 0.2;
 /**
  * VACUUM of the tables of counts that need it, after a round that folded: the rows a round
  * deletes are dead until a vacuum, and where autovacuum is off (or slow to come) they piled up
- * without bound (1.7M dead rows under 133,000 live ones in qso_month_bucket_counts after an
+ * without bound (1.7M dead rows under 133,000 live ones in a table of month and bucket after an
  * afternoon of benchmarks), slowing every sum and compaction over them. Not after every round:
- * a vacuum of the eight tables costs about 250 ms on a 1M-QSO log (their indexes are read
+ * a vacuum of eight such tables cost about 250 ms on a 1M-QSO log (their indexes are read
  * whole), a fold of 300 appended rows 20 ms. SKIP_LOCKED: a table another process (or
  * autovacuum) is vacuuming is left to it. On a connection of its own without statement_timeout
  * (VACUUM cannot run in a transaction, where a SET LOCAL would hold).

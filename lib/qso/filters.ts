@@ -24,30 +24,9 @@ export function modeCondition(mode: string, params: SqlParams, alias = 'q'): str
   return `(${alias}.mode = ${placeholder} OR ${alias}.submode = ${placeholder})`;
 }
 
-/**
- * modeCondition as two disjoint conditions whose union it is: the main mode, and the submode of
- * QSOs with another main mode. Each can be read in time order from an index of its own
- * (qso_station_mode_time, qso_station_submode_time), where the OR can only be tested row by row
- * along the time index: page 1 of mode=CW under 22,000 newer FT8 QSOs read them all (10 ms).
- */
-export function modeConditionParts(mode: string, params: SqlParams, alias = 'q'): [string, string] {
-  const placeholder = params.add(mode.trim().toUpperCase());
-  return [`${alias}.mode = ${placeholder}`, `${alias}.submode = ${placeholder} AND ${alias}.mode <> ${placeholder}`];
-}
-
 /** OR of "received = Y" over the given confirmation types. */
 export function confirmedCondition(types: readonly ConfirmationType[], alias = 'q'): string {
   return `(${types.map((type) => `${alias}.${CONFIRMATION_TYPES[type].status} = 'Y'`).join(' OR ')})`;
-}
-
-/**
- * confirmedCondition as disjoint conditions whose union it is: confirmed by the first type, by
- * the second and not the first, and so on. Each can be read in time order from its type's
- * partial index (qso_confirmed_<type>_time, sql/021), where the OR can only be tested row by row.
- */
-export function confirmedConditionParts(types: readonly ConfirmationType[], alias = 'q'): string[] {
-  const status = (type: ConfirmationType) => `${alias}.${CONFIRMATION_TYPES[type].status}`;
-  return types.map((type, i) => [`${status(type)} = 'Y'`, ...types.slice(0, i).map((earlier) => `${status(earlier)} IS DISTINCT FROM 'Y'`)].join(' AND '));
 }
 
 /** The day after a 'YYYY-MM-DD' day: the open end of a range of whole days. */

@@ -330,7 +330,7 @@ t.test('paging over many rows and stations agrees with one ordered read of the t
   t.same(http.body.data.map((r: { qso_id: number; type: string; confirmation_date: string }) => `${r.qso_id}:${r.type}:${r.confirmation_date}`), inRange.map((r) => r.key));
 });
 
-t.test('deep pages start from their received month: the same rows as a merge from the newest', async (t) => {
+t.test('pages at any offset are the same rows as one whole merge from the newest', async (t) => {
   const server = await startTestServer(t);
   const db = server.db.pool;
   const op = await createOperator(db);
@@ -361,12 +361,12 @@ t.test('deep pages start from their received month: the same rows as a merge fro
     for (const types of [CONFIRMATION_KEYS, ['qsl', 'clublog'] as const, ['eqsl'] as const]) {
       const filters: ConfirmationFilters = { scope, types, since: null, qsoSince: null, qsoUntil: null, band: null, mode: null, callsign: null };
       const label = `${scope.stationIds.length} locations, operator ${scope.operator}, ${types.join(',')}`;
-      const whole = await listConfirmations(db, filters, 5000, 0, { seekFromOffset: Infinity });
+      const whole = await listConfirmations(db, filters, 5000, 0);
       t.ok(whole.rows.length > 50 && whole.rows.length === whole.total, `${label}: ${whole.total} rows`);
       const all = keysOfPage(whole);
       for (const [limit, offsets] of [[40, [0, 1, 39, 200, 401]], [7, [333, 500]], [300, [100]], [50, [whole.total - 20, whole.total, whole.total + 5]]] as const) {
         for (const offset of offsets) {
-          const page = await listConfirmations(db, filters, limit, offset, { seekFromOffset: 0 });
+          const page = await listConfirmations(db, filters, limit, offset);
           t.same(keysOfPage(page), all.slice(offset, offset + limit), `${label}: ${limit} from ${offset}`);
         }
       }

@@ -81,7 +81,7 @@ t.test('GET /api/v2/qso (JSON)', async (t) => {
   });
 
   t.test('a QSO whose mode and submode are both the filtered one is listed once, in order', async (t) => {
-    // Pages read the main mode and the submode as two parts (modeConditionParts): they must not overlap.
+    // A QSO matches the main mode or the submode: it must be listed and counted once.
     const owner = await createOperator(db);
     const [both, submodeOnly] = await insertQsos(db, [
       { station_id: owner.stationId, call: 'DL9TWO', time_on: '2024-03-04 00:00:00', band: '20m', mode: 'PSK', submode: 'PSK' },
@@ -98,7 +98,7 @@ t.test('GET /api/v2/qso (JSON)', async (t) => {
   });
 
   t.test('a QSO confirmed by several of the filtered types is listed once; an unset status is no confirmation', async (t) => {
-    // Pages read one part per type (confirmedConditionParts): confirmed by the first, by the second and not the first, …
+    // A QSO matches any of the types: it must be listed and counted once.
     const owner = await createOperator(db);
     const [cardAndQrz, qrzOnly, cardOnly] = await insertQsos(db, [
       { station_id: owner.stationId, call: 'DL8TWO', time_on: '2024-03-04 00:00:00', qsl_rcvd: 'Y', qrzcom_qso_download_status: 'Y' },

@@ -9,12 +9,13 @@ import { SqlParams } from '../../../../db/sqlParams.js';
 import { CONFIRMATION_KEYS } from '../../../../qso/confirmationTypes.js';
 import { parseBandFilter } from '../../../../adif/bands.js';
 import {
-  bandCondition, confirmedCondition, confirmedConditionParts, dateRangeConditions, dayAfter, modeCondition, modeConditionParts,
+  bandCondition, confirmedCondition, dateRangeConditions, dayAfter, modeCondition,
 } from '../../../../qso/filters.js';
 import { qsoScope, scopeConditions, scopeOnAliases, type QsoScope, type ScopeOn } from '../../../../qso/scope.js';
 import { qsoSelectList } from '../../../../qso/present.js';
 import { sinceIdBound } from '../../../../qso/changeBounds.js';
 import type { BucketFilterKind } from '../../../../db/countTables.js';
+import type { ListShape } from '../../../../qso/list/plan.js';
 
 /**
  * GET /qso parameters and the SQL they become. Every query is written so that PostgreSQL can
@@ -52,15 +53,6 @@ export interface ListQuery {
   days: { from: string | null; to: string | null };
   /** Every filter condition on alias q (scope excluded, id bounds included), their values added to `params`. */
   filters(params: SqlParams): string[];
-  /**
-   * The same filters as disjoint sets of conditions whose union they are, each of which an
-   * index can return in time order: one set, or one per combination of the parts of a mode
-   * filter (main mode, submode) and of a qsl_filter (one per type): modeConditionParts,
-   * confirmedConditionParts.
-   */
-  filterVariants(params: SqlParams): string[][];
-  /** How many sets filterVariants gives (known before any value is bound). */
-  filterVariantCount: number;
   /** The filters qso_counts keeps too (band, mode, qsl_filter), on qso (q) or qso_counts (c). */
   bucketFilters(params: SqlParams, alias: 'q' | 'c'): string[];
   /** Which kinds of those filters the list has (what picks the month counts to sum). */
@@ -119,41 +111,24 @@ export function parseListQuery({ query, principal }: RequestContext): ParsedList
     ? parsePagination(query, DEFAULT_PER_PAGE[format], MAX_PER_PAGE)
     : { page: 1, perPage: limit, offset: 0 };
 
-  // The filters the counts keep, each with its kind and, where an OR can be split, its disjoint
-  // parts: the conditions, the kinds and the parts come from one list.
-  type Parts = { count: number; of(params: SqlParams): string[] };
-  type BucketPart = [BucketFilterKind, (params: SqlParams, alias: 'q' | 'c') => string, Parts?];
+  // The filters the counts keep, each with its kind: the conditions and the kinds come from one list.
+  type BucketPart = [BucketFilterKind, (params: SqlParams, alias: 'q' | 'c') => string];
   const bucketParts: BucketPart[] = [];
   if (band !== null && parseBandFilter(band)) bucketParts.push(['band', (params, alias) => bandCondition(band, params, alias)!]);
-  if (mode !== null) {
-    bucketParts.push(['mode', (params, alias) => modeCondition(mode, params, alias), { count: 2, of: (params) => modeConditionParts(mode, params) }]);
-  }
-  if (qslTypes !== null) {
-    bucketParts.push(['qsl', (_, alias) => confirmedCondition(qslTypes, alias), { count: qslTypes.length, of: () => confirmedConditionParts(qslTypes) }]);
-  }
+  if (mode !== null) bucketParts.push(['mode', (params, alias) => modeCondition(mode, params, alias)]);
+  if (qslTypes !== null) bucketParts.push(['qsl', (_, alias) => confirmedCondition(qslTypes, alias)]);
   const bucketFilters = (params: SqlParams, alias: 'q' | 'c'): string[] => bucketParts.map(([, condition]) => condition(params, alias));
   const bucketFilterKinds = bucketParts.map(([kind]) => kind);
-  type ChosenParts = Partial<Record<BucketFilterKind, string>>;
-  /** The filters on q below the cut, a split filter's condition replaced by the part `chosen` names for it. */
-  const filtersWith = (params: SqlParams, chosen: ChosenParts, idBelow: number | null): string[] => {
+  /** The filters on q below the cut. */
+  const filtersWith = (params: SqlParams, idBelow: number | null): string[] => {
     const conditions: string[] = [];
     if (callsign !== null) conditions.push(`q.call = ${params.add(callsign)}`);
     conditions.push(...dateRangeConditions(since, until, params));
-    for (const [kind, condition] of bucketParts) conditions.push(chosen[kind] ?? condition(params, 'q'));
+    conditions.push(...bucketFilters(params, 'q'));
     if (sinceId > 0) conditions.push(`q.id > ${params.add(sinceId)}::bigint`);
     if (idBelow !== null) conditions.push(`q.id < ${params.add(idBelow)}::bigint`);
     return conditions;
   };
-  const filterVariants = (params: SqlParams, idBelow: number | null): string[][] => {
-    let variants: ChosenParts[] = [{}];
-    for (const [kind, , parts] of bucketParts) {
-      if (parts === undefined) continue;
-      const alternatives = parts.of(params);
-      variants = variants.flatMap((chosen) => alternatives.map((part) => ({ ...chosen, [kind]: part })));
-    }
-    return variants.map((chosen) => filtersWith(params, chosen, idBelow));
-  };
-  const filterVariantCount = bucketParts.reduce((count, [, , parts]) => count * (parts?.count ?? 1), 1);
 
   const withCut = (idBelow: number | null): ListQuery => ({
     format,
@@ -164,9 +139,7 @@ export function parseListQuery({ query, principal }: RequestContext): ParsedList
     scope: qsoScope(principal, stationIds),
     callsign,
     days: { from: since, to: until === null ? null : dayAfter(until) },
-    filters: (params) => filtersWith(params, {}, idBelow),
-    filterVariants: (params) => filterVariants(params, idBelow),
-    filterVariantCount,
+    filters: (params) => filtersWith(params, idBelow),
     bucketFilters,
     bucketFilterKinds,
   });
@@ -268,16 +241,11 @@ export function pageSql(list: ListQuery, select = QSO_OBJECT_SELECT, seek: PageS
   let candidates: string;
   if (merged) {
     const reach = `${params.add(offset + perPage)}::bigint`;
-    // Newest first, a branch per location and per disjoint part of the filters (filterVariants),
-    // each read in order from its index, while their number stays plannable; by id, the id order
-    // serves every filter alike.
-    const split = byTime && stations.length * list.filterVariantCount <= MAX_MERGE_BRANCHES;
-    const variants = (split ? list.filterVariants(params) : [list.filters(params)]).map(conditionsWith);
-    const branches = stations.flatMap((station) => {
-      const located = `q.station_id = ${params.add(station)}::int`;
-      return variants.map((conditions) => `(SELECT ${keys('q.')} FROM qso q WHERE ${located} AND ${conditions}
+    // A branch per location, each read in order from its index (qso_station_time or
+    // qso_station_id, both holding the filters' columns).
+    const conditions = conditionsWith(list.filters(params));
+    const branches = stations.map((station) => `(SELECT ${keys('q.')} FROM qso q WHERE q.station_id = ${params.add(station)}::int AND ${conditions}
                       ORDER BY ${candidateOrder} LIMIT ${reach})`);
-    });
     candidates = `SELECT ${keys('')} FROM (${branches.join(' UNION ALL ')}) u ORDER BY ${order('')} LIMIT ${limit} OFFSET ${skip}`;
   } else {
     candidates = `SELECT ${keys('q.')} FROM qso q WHERE ${conditionsWith(list.filters(params))} ORDER BY ${candidateOrder} LIMIT ${limit} OFFSET ${skip}`;
@@ -286,6 +254,20 @@ export function pageSql(list: ListQuery, select = QSO_OBJECT_SELECT, seek: PageS
   return {
     text: `SELECT ${select} FROM (${candidates}) p JOIN qso q ON q.id = p.id ORDER BY ${outputOrder}`,
     values: params.values,
+  };
+}
+
+/** What the list planner (lib/qso/list/plan.ts) reads of a list. */
+export function listShape(list: ListQuery): ListShape {
+  return {
+    format: list.format,
+    newest: list.newest,
+    callsign: list.callsign !== null,
+    dated: list.days.from !== null || list.days.to !== null,
+    buckets: list.bucketFilterKinds.length > 0,
+    sinceId: list.sinceId,
+    idBelow: list.idBelow,
+    offset: list.pagination.offset,
   };
 }
 

@@ -2,33 +2,30 @@ import type pg from 'pg';
 import { SqlParams } from '../../../../db/sqlParams.js';
 import { bindForCopy } from '../../../../db/settingParams.js';
 import { shapedStatement } from '../../../../db/shapedStatement.js';
-import { blockRowsSql, bucketTotalSql, dayRangeBlockRowsSql, idCountsTable, idRangeTotalSql, monthCountsTable, scopeTotalSql, timeRangeTotalSql } from '../../../../qso/counts.js';
+import { blockRowsSql, bucketTotalSql, idRangeTotalSql, scopeTotalSql, timeRangeTotalSql } from '../../../../qso/counts.js';
 import { scopeConditions } from '../../../../qso/scope.js';
 import { dayRangeConditions } from '../../../../qso/filters.js';
-import { bucketScopeOn, scopeOn, where, type ListQuery, type Sql } from './listQuery.js';
+import { bucketScopeOn, listShape, scopeOn, where, type ListQuery, type Sql } from './listQuery.js';
+import { totalPlan, unchosen } from '../../../../qso/list/plan.js';
 
 /**
  * `meta.total`, exact, read in the page's snapshot, without counting every matching QSO where
- * the counts writers maintain can answer (docs/api-v2/qso.md, "Totals"):
+ * the counts writers maintain can answer (docs/api-v2/qso.md, "Totals"; docs/storage.md), the
+ * way chosen by totalPlan (lib/qso/list/plan.ts):
  * - no id bound: a sum over qso_counts (scope, band, mode, qsl_filter), or with no filter over
  *   the scope's months (qso_month_counts, far fewer rows);
- * - an id bound (since_id, every ADIF page) and no other filter, or one kind of band, mode and
- *   qsl_filter with since_id: whole id blocks of qso_id_counts (or of that kind's id-block
- *   counts, idCountsTable) plus two partial blocks, so paging a log by since_id costs the same on
- *   every page instead of a count of the rest of the log;
+ * - an id bound (since_id, every ADIF page) and no other filter: whole id blocks of
+ *   qso_id_counts plus two partial blocks, so paging a log by since_id costs the same on every
+ *   page instead of a count of the rest of the log;
  * - band, mode, qsl_filter on an ADIF page without since_id: qso_counts' sum less the QSOs from
  *   the page's cut on (a handful);
- * - since_id with two kinds of those filters: the smaller side is counted, either the QSOs
- *   between the bounds or those before since_id (and from the cut on, a few) subtracted from
+ * - since_id with band, mode, qsl_filter: the smaller side is counted, either the QSOs between
+ *   the bounds or those before since_id (and from the cut on, a few) subtracted from
  *   qso_counts' sum;
- * - qso_since/qso_until, alone or with band, mode, qsl_filter: whole months of qso_month_counts
- *   (the month counts of those filters, monthCountsTable) plus the partial months at either end
- *   counted; on an ADIF page, less the range's QSOs from the page's cut on;
- * - qso_since/qso_until with since_id: the whole id blocks of the range's whole months
- *   (qso_id_month_counts) plus the partial months at either end counted by block, and the two
- *   partial blocks as above;
- * - callsign, or dates with since_id and band, mode, qsl_filter: a count over the QSOs, from the
- *   filter's index.
+ * - qso_since/qso_until alone: whole months of qso_month_counts plus the partial months at
+ *   either end counted; on an ADIF page, less the range's QSOs from the page's cut on;
+ * - callsign, or dates with since_id or with band, mode, qsl_filter: a count over the QSOs, from
+ *   the filter's index (the time index holds the columns of band, mode and qsl_filter).
  */
 
 type Client = Pick<pg.PoolClient, 'query'>;
@@ -37,44 +34,32 @@ async function single(client: Client, { text, values }: Sql): Promise<number> {
   return Number((await client.query<{ total: number | string }>(shapedStatement(client, text, values))).rows[0]!.total);
 }
 
-/** The scope's QSOs in the list's range of days, with band, mode and qsl_filter if given (the month counts keep their buckets). */
+/** The scope's QSOs in the list's range of days. */
 function timeRangeSql(list: ListQuery): Sql {
   const params = new SqlParams();
-  return { text: timeRangeTotalSql(bucketScopeOn(list, params), params, list.days.from, list.days.to, monthCountsTable(list.bucketFilterKinds)), values: params.values };
+  return { text: timeRangeTotalSql(scopeOn(list, params), params, list.days.from, list.days.to), values: params.values };
 }
 
 /**
- * An ADIF page's total without since_id (bounded by its cut alone) with a range of dates or band,
- * mode, qsl_filter: their sum from the counts (the range's months, or qso_counts' buckets) less
- * the matching QSOs from the cut on, which committed after it (a handful).
+ * An ADIF page's total without since_id (bounded by its cut alone) with either a range of dates
+ * or band, mode, qsl_filter: their sum from the counts (the range's months, or qso_counts'
+ * buckets) less the matching QSOs from the cut on, which committed after it (a handful).
  */
 function belowCutSql(list: ListQuery, idBelow: number): Sql {
   const params = new SqlParams();
   const on = bucketScopeOn(list, params);
   const { from, to } = list.days;
   const dated = from !== null || to !== null;
-  const sum = dated ? timeRangeTotalSql(on, params, from, to, monthCountsTable(list.bucketFilterKinds)) : bucketTotalSql([on('c')]);
+  const sum = dated ? timeRangeTotalSql(on, params, from, to) : bucketTotalSql([on('c')]);
   const above = [on('q'), ...dayRangeConditions(from, to, params), `q.id >= ${params.add(idBelow)}::bigint`];
   return { text: `SELECT ((${sum}) - (SELECT count(*) FROM qso q WHERE ${above.join(' AND ')}))::int AS total`, values: params.values };
 }
 
-/**
- * The scope's QSOs with sinceId < id < idBelow: unfiltered, with the list's band, mode or
- * qsl_filter when they are of one kind (summed from that kind's id-block counts), or with its
- * range of dates alone (its whole months' blocks, qso_id_month_counts, the partial months at its
- * ends counted by block).
- */
-function idRangeSql(list: ListQuery, sinceId: number, idBelow: number, filtered: boolean): Sql {
+/** The scope's QSOs with sinceId < id < idBelow: summed from qso_id_counts, the partial blocks at the ends counted. */
+function idRangeSql(list: ListQuery, sinceId: number, idBelow: number): Sql {
   const params = new SqlParams();
-  const { from, to } = list.days;
-  if (filtered && (from !== null || to !== null)) {
-    const all = scopeOn(list, params);
-    const rows = dayRangeBlockRowsSql(all, params, from, to);
-    return { text: idRangeTotalSql(rows, [all('q'), ...dayRangeConditions(from, to, params)].join(' AND '), params, sinceId, idBelow), values: params.values };
-  }
-  const on = filtered ? bucketScopeOn(list, params) : scopeOn(list, params);
-  const rows = blockRowsSql(on('c'), filtered ? idCountsTable(list.bucketFilterKinds)! : idCountsTable([])!);
-  return { text: idRangeTotalSql(rows, on('q'), params, sinceId, idBelow), values: params.values };
+  const on = scopeOn(list, params);
+  return { text: idRangeTotalSql(blockRowsSql(on('c')), on('q'), params, sinceId, idBelow), values: params.values };
 }
 
 function countSql(list: ListQuery): Sql {
@@ -101,36 +86,42 @@ function outsideSql(list: ListQuery, idBelow: number): Sql {
 }
 
 /**
- * The total's one statement (or 0 without a query: the owner has no station location, or the id
- * bounds leave nothing), or null when an id bound with two kinds of band, mode and qsl_filter
- * needs the smaller side chosen first.
+ * The total's one statement as the planner chose it (totalPlan), or 0 without a query (the owner
+ * has no station location, or the id bounds leave nothing), or null when the smaller side of a
+ * since_id bound must be chosen first.
  */
 function oneStatementTotal(list: ListQuery): Sql | 0 | null {
   if (list.scope.stationIds.length === 0) return 0;
-  const buckets = list.bucketFilterKinds.length > 0;
-  if (list.callsign !== null) return countSql(list);
-  const dated = list.days.from !== null || list.days.to !== null;
-  if (dated) {
-    if (list.idBelow === null) return timeRangeSql(list);
-    if (list.sinceId === 0) return belowCutSql(list, list.idBelow);
-    if (list.sinceId + 1 >= list.idBelow) return 0;
-    return buckets ? countSql(list) : idRangeSql(list, list.sinceId, list.idBelow, true);
+  const plan = totalPlan(listShape(list));
+  switch (plan) {
+    case 'zero':
+      return 0;
+    case 'scope-months':
+    case 'buckets':
+      return bucketSql(list);
+    case 'date-months':
+      return timeRangeSql(list);
+    case 'id-blocks':
+      return idRangeSql(list, list.sinceId, list.idBelow!);
+    case 'below-cut':
+      return belowCutSql(list, list.idBelow!);
+    case 'smaller-side':
+      return null;
+    case 'count':
+      return countSql(list);
+    default:
+      return unchosen(plan);
   }
-  if (list.idBelow === null) return bucketSql(list);
-  if (list.sinceId + 1 >= list.idBelow) return 0;
-  if (buckets && list.sinceId === 0) return belowCutSql(list, list.idBelow);
-  if (buckets && idCountsTable(list.bucketFilterKinds) === null) return null;
-  return idRangeSql(list, list.sinceId, list.idBelow, buckets);
 }
 
 /**
- * An id bound with two kinds of band, mode and qsl_filter: the smaller side counted. Which side
- * is smaller is decided on the unfiltered numbers, which cost two block sums.
+ * since_id with band, mode, qsl_filter: the smaller side counted. Which side is smaller is
+ * decided on the unfiltered numbers, which cost two block sums.
  */
 async function smallerSideTotal(client: Client, list: ListQuery): Promise<number> {
   const idBelow = list.idBelow!;
-  const before = list.sinceId === 0 ? 0 : await single(client, idRangeSql(list, 0, list.sinceId + 1, false));
-  const between = await single(client, idRangeSql(list, list.sinceId, idBelow, false));
+  const before = list.sinceId === 0 ? 0 : await single(client, idRangeSql(list, 0, list.sinceId + 1));
+  const between = await single(client, idRangeSql(list, list.sinceId, idBelow));
   if (between <= before) return single(client, countSql(list));
   return (await single(client, bucketSql(list))) - (await single(client, outsideSql(list, idBelow)));
 }
@@ -153,5 +144,5 @@ export async function countTotalBindingPage(client: Client, list: ListQuery, pag
 export function totalSqlForExplain(list: ListQuery): Sql {
   const statement = oneStatementTotal(list);
   if (statement === 0) return { text: 'SELECT 0 AS total', values: [] };
-  return statement ?? idRangeSql(list, list.sinceId, list.idBelow!, false);
+  return statement ?? idRangeSql(list, list.sinceId, list.idBelow!);
 }
