@@ -40,6 +40,26 @@ export function named<T extends { name: string }>(db: object, statement: T): Omi
   return unnamed;
 }
 
+/**
+ * Behind transaction pooling, a statement named without named() goes unnamed all the same (the
+ * next transaction's backend would not know the name, or another client's statement holds it),
+ * and `onNamed` hears of each such name once: every name must pass named().
+ */
+export function sendUnnamed(client: { query: unknown }, onNamed: (name: string) => void): void {
+  const query = (client.query as (...args: unknown[]) => unknown).bind(client);
+  const reported = new Set<string>();
+  client.query = (config: unknown, ...rest: unknown[]) => {
+    const name = (config as { name?: unknown } | null)?.name;
+    if (typeof name !== 'string' || name === '') return query(config, ...rest);
+    if (!reported.has(name)) onNamed(name);
+    reported.add(name);
+    // A Query object is the caller's for this call only; a config object may be a shared constant.
+    if (typeof (config as { submit?: unknown }).submit === 'function') (config as { name?: string }).name = undefined;
+    else config = { ...(config as object), name: undefined };
+    return query(config, ...rest);
+  };
+}
+
 function assignments(settings: Settings, local: boolean): string[] {
   return Object.entries(settings).map(([name, value]) => {
     if (!/^[a-z_]+$/.test(name) || !Number.isSafeInteger(value)) throw new TypeError(`connection setting ${name} = ${value} is not a name and an integer`);

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import pg from 'pg';
 import type { Logger } from '../log.js';
-import { sessionSettingsSql, setUpConnection, type ConnectionSetup, type PoolMode } from './connectionSetup.js';
+import { sendUnnamed, sessionSettingsSql, setUpConnection, type ConnectionSetup, type PoolMode } from './connectionSetup.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded.js';
 import { migrate } from './migrate.js';
 import { ScopedPool } from './queryScope.js';
@@ -106,6 +106,7 @@ function scopedPool(url: string, max: number, options: OpenOptions): ScopedPool 
   // the server shutting down) is no news of its own.
   pool.on('connect', (client) => {
     setUpConnection(client, setup);
+    if (setup.mode === 'transaction') sendUnnamed(client, (name) => logger.warn('named statement behind transaction pooling, sent unnamed', { name }));
     client.query([sessionSettingsSql(client), CONNECTION_WARM_UP].filter(Boolean).join('; ')).catch((error: Error & { code?: string }) => {
       if (error.code === ADMIN_SHUTDOWN || error.message === 'Connection terminated') return;
       logger.warn('connection warm-up failed', { error: error.message });
