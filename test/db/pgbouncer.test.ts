@@ -24,8 +24,9 @@ if (!pgbouncerInstalled()) {
 } else {
   t.test('pgbouncer with its default configuration (session pooling)', async (t) => {
     const direct = await testDatabase(t);
-    const db = await openThrough(t, await startPgbouncer(t, direct.url), 'session', 200);
-    await settingsHold(t, db, 'session');
+    const url = await startPgbouncer(t, direct.url);
+    await settingsHold(t, await openThrough(t, url, 'session', 200), 'session');
+    const db = await openThrough(t, url, 'session', 30_000);
     const server = await startTestServer(t, { db });
     const op = await createOperator(db.pool);
     const created = await server.request('/api/v2/qso', { method: 'POST', token: op.token, json: { station_profile_id: op.stationId, call: 'DL1PGB', band: '20m', mode: 'CW', qso_date: '2024-01-02', time_on: '1200' } });
@@ -56,7 +57,7 @@ if (!pgbouncerInstalled()) {
       const db = await openThrough(t, url, 'transaction', 30_000, logger);
       const config = { import_batch_rows: 25, database: { pool_mode: 'transaction' } };
       const server = await startTestServer(t, { db, config, logger });
-      await mirrorsEqualTheLog(t, server, 1);
+      await mirrorsEqualTheLog(t, server, 1, 40);
       await totalsEqualCounts(t, server);
       await importsSucceed(t, server);
       await abandonedWorkCancelled(t, await startTestServer(t, { db, config, resources: slowProbes }), direct);

@@ -135,10 +135,11 @@ async function storedLog(server: TestServer, log: Log): Promise<Map<number, Reco
 }
 
 /**
- * Runs the scenario on `server` with the draws of `seed` (two users' logs, four writer lanes,
- * a feed follower and a since_id pager each) and asserts that every mirror equals its log.
+ * Runs the scenario on `server` with the draws of `seed` (two users' logs, four writer lanes
+ * making `operations` writes, a feed follower and a since_id pager each) and asserts that every
+ * mirror equals its log.
  */
-export async function mirrorsEqualTheLog(t: Test, server: TestServer, seed: number): Promise<void> {
+export async function mirrorsEqualTheLog(t: Test, server: TestServer, seed: number, operations = 80): Promise<void> {
   const db = server.db.pool;
   const logs: Log[] = [];
   for (const call of ['DL1MIR', 'DL2MIR']) {
@@ -154,8 +155,8 @@ export async function mirrorsEqualTheLog(t: Test, server: TestServer, seed: numb
     ...logs.map((log) => pager(server, log, next, () => !writing)),
   ]);
   // A number of operations, not a time: a loaded machine still makes a log worth mirroring.
-  let operations = 0;
-  await writers(server, logs, next, () => stop || ++operations > 80);
+  let made = 0;
+  await writers(server, logs, next, () => stop || ++made > operations);
   writing = false;
   stop = true;
   const [mirrorA, mirrorB, pagedA, pagedB] = (await clients) as [Map<number, Record<string, unknown>>, Map<number, Record<string, unknown>>, string[], string[]];

@@ -59,7 +59,7 @@ export async function startPgbouncer(t: Test, databaseUrl: string, options: Pgbo
   child.stderr.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   t.teardown(async () => {
-    child.kill('SIGINT');
+    child.kill('SIGTERM');
     await exited;
     rmSync(folder, { recursive: true, force: true });
   });
