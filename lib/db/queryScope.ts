@@ -79,8 +79,9 @@ export class ScopedPool extends FirstFreePool {
   /** pool.query(text or config, values?) behind a transaction-mode pooler: BEGIN with the settings, the statement, COMMIT. */
   private queryInTransaction(...args: unknown[]): unknown {
     const [config, values] = args as [string | pg.QueryConfig, unknown[] | undefined];
-    const plain = typeof args[args.length - 1] === 'function' || typeof (config as { submit?: unknown }).submit === 'function';
-    if (plain) return (super.query as (...all: unknown[]) => unknown).apply(this, args);
+    // The callback form and submittables (none of the code's own) go as pg-pool sends them.
+    const passThrough = typeof args[args.length - 1] === 'function' || typeof (config as { submit?: unknown }).submit === 'function';
+    if (passThrough) return (super.query as (...all: unknown[]) => unknown).apply(this, args);
     return inTransaction(this, (client) => client.query(config, values));
   }
 
