@@ -58,8 +58,11 @@ export async function listenForRevocations(options: RevocationListenerOptions): 
     const now = Math.floor(Date.now() / 1000);
     for (const [id, until] of sent) if (until < now) sent.delete(id);
     for (const row of rows) {
-      if (pollMs !== undefined && sent.has(row.id)) continue;
-      if (pollMs !== undefined) sent.set(row.id, Number(row.until));
+      // Listening, every catch-up sends them all again (a notification may have been lost).
+      if (pollMs !== undefined) {
+        if (sent.has(row.id)) continue;
+        sent.set(row.id, Number(row.until));
+      }
       revoke(row.id, Number(row.until));
     }
   }
