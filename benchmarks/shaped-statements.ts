@@ -21,9 +21,11 @@ import { countTotalBindingPage } from '../lib/http/v2/resources/qso/listTotal.js
 import { beginSnapshot } from '../lib/http/v2/resources/qso/snapshot.js';
 import { listConfirmations } from '../lib/confirmations/query.js';
 import { CONFIRMATION_KEYS } from '../lib/qso/confirmationTypes.js';
-import { CONNECTION_OPTIONS } from '../lib/db/database.js';
 import type { Principal } from '../lib/http/v2/principal.js';
 import type { RequestContext } from '../lib/http/v2/resource.js';
+
+/** No parallel workers, as the server's connections run (lib/db/database.ts). */
+const CONNECTION_OPTIONS = '-c max_parallel_workers_per_gather=0';
 
 const ROUNDS = numberOption('rounds', 60);
 const serverUrl = process.env.DATABASE_URL;

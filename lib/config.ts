@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
+import type { PoolMode } from './db/connectionSetup.js';
 import type { RateLimit } from './ratelimit/types.js';
 
 /** Club-member fields an instance owner may withhold (SPEC.md "Limits" 5). */
@@ -57,6 +58,14 @@ export interface SignInLimits {
   address: RateLimit;
 }
 
+/** How PostgreSQL is reached (README, "Behind pgbouncer"). */
+export interface DatabaseConfig {
+  /** `transaction` behind pgbouncer's transaction pooling: no named statements, no session state. */
+  pool_mode: PoolMode;
+  /** A direct connection (not through the pooler) to LISTEN for token revocations on; without it, transaction mode polls. */
+  listen_url?: string;
+}
+
 export interface Config {
   api_rate_limits: Record<string, RateLimit> | null;
   rate_limit_store: 'memory' | 'postgres' | 'redis';
@@ -97,6 +106,7 @@ export interface Config {
   /** A browser-app session is over this long after sign-in, however used. */
   session_max_hours: number;
   sign_in_limits: SignInLimits;
+  database: DatabaseConfig;
 }
 
 type ConfigFile = Partial<Config>;
@@ -164,6 +174,16 @@ const configSchema: JSONSchemaType<ConfigFile> = {
       additionalProperties: false,
       required: [],
       properties: { account: rateLimitSchema, address: rateLimitSchema },
+    },
+    database: {
+      type: 'object',
+      nullable: true,
+      additionalProperties: false,
+      required: [],
+      properties: {
+        pool_mode: { type: 'string', enum: ['session', 'transaction'], nullable: true },
+        listen_url: { type: 'string', pattern: '^postgres(ql)?://', nullable: true },
+      },
     },
     import_jobs: {
       type: 'object',
@@ -242,6 +262,7 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env, context: Con
     session_idle_minutes: 720,
     session_max_hours: 168,
     sign_in_limits: { account: { requests: 5, window: 300 }, address: { requests: 20, window: 900 } },
+    database: { pool_mode: 'session' },
   };
 }
 
@@ -264,6 +285,10 @@ export function buildConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
     import_jobs: { ...base.import_jobs, ...file.import_jobs },
     sign_in_limits: { ...base.sign_in_limits, ...file.sign_in_limits },
     uploads: { ...base.uploads, ...file.uploads },
+    database: {
+      pool_mode: file.database?.pool_mode ?? base.database.pool_mode,
+      ...(file.database?.listen_url ? { listen_url: file.database.listen_url } : {}),
+    },
   };
   if (config.worker.url !== undefined && config.worker.urls !== undefined) {
     throw new ConfigError('config: worker.url and worker.urls exclude each other; list every worker in worker.urls');

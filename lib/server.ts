@@ -103,12 +103,18 @@ export function createServices(options: ServiceOptions & { spoolFolder: string }
   };
 }
 
+/** How often a process behind a transaction-mode pooler without `database.listen_url` reads new revocations. */
+const REVOCATION_POLL_MS = 2000;
+
 /** With live updates on, revoked API tokens end their browser tokens (lib/live/revocationListener.ts). */
-function revocationListener(services: Services, url: string): Promise<RevocationListener> | undefined {
+function revocationListener(services: Services, db: Database): Promise<RevocationListener> | undefined {
   const revoke = services.events.revoke?.bind(services.events);
   if (!revoke) return undefined;
+  // LISTEN needs a session: a direct connection when one is configured, else polls behind a transaction-mode pooler.
+  const { listen_url: listenUrl } = services.config.database;
   return listenForRevocations({
-    url,
+    url: listenUrl ?? db.url,
+    ...(listenUrl === undefined && db.poolMode === 'transaction' ? { pollMs: REVOCATION_POLL_MS } : {}),
     tokenTtlSeconds: services.config.worker.token_ttl_seconds ?? DEFAULT_BROWSER_TOKEN_TTL_SECONDS,
     revoke,
     logger: services.logger.child({ component: 'token-revocations' }),
@@ -142,7 +148,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   });
   const port = (server.address() as AddressInfo).port;
   const compaction = startCountCompaction(services.db, services.logger);
-  const revocations = await revocationListener(services, options.db.url);
+  const revocations = await revocationListener(services, options.db);
   const stopPruning = scheduleChangePruning(services.db, services.config.change_retention_days, (error) => {
     services.logger.warn('change feed retention failed', { error: error.message });
   });

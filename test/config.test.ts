@@ -14,6 +14,9 @@ t.test('defaults', async (t) => {
   t.equal(config.response_stall_timeout_ms, 30_000, 'a client reading nothing is dropped after half a minute, as long as a statement may run');
   t.equal(buildConfig({ response_stall_timeout_ms: 0 }, {}).response_stall_timeout_ms, 0, '0: never');
   t.equal(config.page_read_ahead_bytes, 1024 * 1024, 'a list page reads up to 1 MiB ahead of a slow client');
+  t.same(config.database, { pool_mode: 'session' }, 'a direct connection (or session pooling), no LISTEN connection of its own');
+  t.same(buildConfig({ database: { pool_mode: 'transaction', listen_url: 'postgres://db:5432/logbook' } }, {}).database,
+    { pool_mode: 'transaction', listen_url: 'postgres://db:5432/logbook' });
 });
 
 t.test('rate-limit store: shared by default when several processes count', async (t) => {
@@ -62,6 +65,9 @@ t.test('a bad value stops start-up with one line naming the key', async (t) => {
     [{ response_stall_timeout_ms: -1 }, /^config: response_stall_timeout_ms /],
     [{ page_read_ahead_bytes: 128 * 1024 * 1024 }, /^config: page_read_ahead_bytes /],
     [{ metrics: { path: '/api/v2/metrics' } }, /^config: metrics\.path /],
+    [{ database: { pool_mode: 'statement' } }, /^config: database\.pool_mode /],
+    [{ database: { listen_url: 'redis://127.0.0.1' } }, /^config: database\.listen_url /],
+    [{ database: { pooler: 'pgbouncer' } }, /^config: unknown key database\.pooler$/],
     [[], /^config: /],
   ];
   for (const [input, message] of cases) {

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { randomHex } from '../auth/secrets.js';
 import { foreignStationIds } from './stations.js';
+import { begin } from '../db/transaction.js';
 
 export interface NewLogbook {
   userId: number;
@@ -25,7 +26,7 @@ export async function createLogbook(db: pg.Pool, logbook: NewLogbook): Promise<{
   if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(slug)) throw new LogbookError('slug may hold letters, digits, "-" and "_" (1–64 characters)');
   const client = await db.connect();
   try {
-    await client.query('BEGIN');
+    await begin(client);
     const { rows: count } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM logbooks WHERE user_id = $1', [logbook.userId]);
     const active = logbook.active === true || count[0]!.n === 0;
     if (active) await client.query('UPDATE logbooks SET active = false WHERE user_id = $1 AND active', [logbook.userId]);

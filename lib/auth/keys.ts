@@ -87,7 +87,7 @@ export function keyHash(key: unknown): string | null {
 /** The active keys with these hashes, by hash (unknown ones left out); marks them used (LAST_USED_PRECISION). */
 export async function lookupKeys(db: pg.Pool, hashes: string[]): Promise<Map<string, V1Key>> {
   const { rows } = await db.query<{ key_hash: string; id: number; user_id: number; created_by: number; rights: KeyRights; stations: OwnedStationsJson }>(
-    namedLookup(KEY_LOOKUP, hashes),
+    namedLookup(db, KEY_LOOKUP, hashes),
   );
   return new Map(rows.map((row) => [row.key_hash, {
     id: row.id, userId: row.user_id, createdBy: row.created_by, rights: row.rights, stations: ownedStationsFrom(row.stations, row.user_id),

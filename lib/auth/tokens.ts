@@ -94,7 +94,7 @@ const TOKEN_LOOKUP = lookupStatements('token-lookup', tokenLookupSql);
 
 /** The tokens with these SHA-256 hashes, by hash (unknown ones left out); marks the valid ones used. */
 export async function lookupTokens(db: pg.Pool, hashes: string[]): Promise<Map<string, TokenRecord>> {
-  const { rows } = await db.query<TokenRecord>(namedLookup(TOKEN_LOOKUP, hashes));
+  const { rows } = await db.query<TokenRecord>(namedLookup(db, TOKEN_LOOKUP, hashes));
   return new Map(rows.map((row) => [row.token_hash, row]));
 }
 

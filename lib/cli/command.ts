@@ -1,7 +1,7 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { Database, OpenOptions } from '../db/database.js';
 
-export type DatabaseOptions = Pick<OpenOptions, 'statementTimeoutMs'>;
+export type DatabaseOptions = Pick<OpenOptions, 'statementTimeoutMs' | 'poolMode'>;
 import type { Logger } from '../log.js';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
@@ -12,7 +12,10 @@ export interface CommandContext {
   values: OptionValues;
   positionals: string[];
   logger: Logger;
-  /** Opens the database (DATABASE_URL or the embedded one) once, migrated; options count on the first call. */
+  /**
+   * Opens the database (DATABASE_URL or the embedded one) once, migrated; options count on the
+   * first call. Without a poolMode, the one of $LOGBOOK_CONFIG's `database.pool_mode`.
+   */
   database(options?: DatabaseOptions): Promise<Database>;
   /** Prints the command's result: one JSON object with --json, else the human line. */
   result(json: Record<string, unknown>, human: string): void;

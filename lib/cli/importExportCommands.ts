@@ -83,7 +83,7 @@ export const importCommand: Command = {
     const config = loadConfig(optionalString(values, 'config'));
     const opened = await openInput(positionals[0]!);
     const { input, compressed } = await gunzipIfCompressed(opened.input);
-    const db = await database();
+    const db = await database({ poolMode: config.database.pool_mode });
     // The pipeline is loaded on demand, as the export: other commands start without it.
     const { importAdif } = await import('../import/pipeline.js');
     // Progress counts decompressed bytes, so a compressed file's size says nothing about the end.

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { Database } from '../db/database.js';
-import { ConfigError } from '../config.js';
+import { ConfigError, loadConfig } from '../config.js';
 import { createLogger } from '../log.js';
 import { UsageError, type Command, type OptionValues } from './command.js';
 import { commandHelp, overview } from './help.js';
@@ -87,7 +87,8 @@ export async function main(argv: string[]): Promise<number> {
         // Loaded on demand, as each command loads its own parts: `logbook --help` starts quickly.
         const { openDatabase } = await import('../db/database.js');
         if (!db) await announceNewInstance();
-        db ??= await openDatabase({ ...options, logger: command.name === 'serve' ? logger : createLogger({}, true) });
+        const poolMode = options?.poolMode ?? loadConfig().database.pool_mode;
+        db ??= await openDatabase({ ...options, poolMode, logger: command.name === 'serve' ? logger : createLogger({}, true) });
         return db;
       },
       result(json, human) {

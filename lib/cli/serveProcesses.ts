@@ -52,7 +52,7 @@ export async function serveInProcess(options: ServeOptions, db: Database, stoppe
 export async function serveAsWorker(options: ServeOptions): Promise<void> {
   const logger = options.logger.child({ worker: cluster.worker!.id, pid: process.pid });
   const db = await openDatabase({
-    logger, migrate: false, statementTimeoutMs: options.config.statement_timeout_ms,
+    logger, migrate: false, statementTimeoutMs: options.config.statement_timeout_ms, poolMode: options.config.database.pool_mode,
     bulkPoolSize: bulkPoolSizeFor(options.workers), pagePoolSize: pagePoolSizeFor(options.workers),
   });
   try {

@@ -1,4 +1,5 @@
 import { opaqueArray } from './opaqueArray.js';
+import { named } from './connectionSetup.js';
 import { outsideQueryScope } from './queryScope.js';
 
 /**
@@ -79,7 +80,7 @@ export function lookupStatements(name: string, sql: (match: string) => string): 
   };
 }
 
-/** The query for these keys: the one-key form for one. */
-export function namedLookup(statements: LookupStatements, keys: readonly string[]): { name: string; text: string; values: unknown[] } {
-  return keys.length === 1 ? { ...statements.one, values: [keys[0]] } : { ...statements.several, values: [keys] };
+/** The query for these keys on `db`: the one-key form for one. */
+export function namedLookup(db: object, statements: LookupStatements, keys: readonly string[]): { name?: string; text: string; values: unknown[] } {
+  return keys.length === 1 ? { ...named(db, statements.one), values: [keys[0]] } : { ...named(db, statements.several), values: [keys] };
 }

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import pg from 'pg';
 import type { Logger } from '../log.js';
+import { sendUnnamed, sessionSettingsSql, setUpConnection, type ConnectionSetup, type PoolMode } from './connectionSetup.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded.js';
 import { migrate } from './migrate.js';
 import { ScopedPool } from './queryScope.js';
@@ -25,6 +26,8 @@ export interface Database {
    */
   pagePool: ScopedPool;
   url: string;
+  /** How PostgreSQL is reached (lib/db/connectionSetup.ts). */
+  poolMode: PoolMode;
   /** Migrations this open applied. */
   migrationsApplied: string[];
   /**
@@ -44,18 +47,22 @@ export interface OpenOptions {
   pagePoolSize?: number;
   /** PostgreSQL statement_timeout of every connection (0: none); long work (exports, imports, migrations) lifts it for its transaction. */
   statementTimeoutMs?: number;
+  /** `transaction` behind a transaction-pooling pgbouncer (default `session`, lib/db/connectionSetup.ts). */
+  poolMode?: PoolMode;
   /** How long a connection beyond the KEPT_CONNECTIONS of its pool stays open idle (default 10 s). */
   idleTimeoutMs?: number;
 }
 
 /**
- * Settings of every connection: no parallel plans. Starting a parallel query's workers costs
- * 40–50 ms on the 2-core machine, against 0.2 ms for the same count done by the backend alone
- * (the undated confirmations, an index range the planner thought big): more than a request's
- * whole work. Every statement here reads an index range, a page or the counts, or streams a
- * COPY in order, none of which gains from workers.
+ * Settings of every connection's work: no parallel plans. Starting a parallel query's workers
+ * costs 40–50 ms on the 2-core machine, against 0.2 ms for the same count done by the backend
+ * alone (the undated confirmations, an index range the planner thought big): more than a
+ * request's whole work. Every statement here reads an index range, a page or the counts, or
+ * streams a COPY in order, none of which gains from workers.
  */
-export const CONNECTION_OPTIONS = '-c max_parallel_workers_per_gather=0';
+function connectionSettings(statementTimeoutMs: number | undefined): ConnectionSetup['settings'] {
+  return { max_parallel_workers_per_gather: 0, ...(statementTimeoutMs ? { statement_timeout: statementTimeoutMs } : {}) };
+}
 
 /**
  * The first statement of every connection: its backend allocates and frees 2 MB. PostgreSQL's
@@ -95,10 +102,10 @@ const SHUTDOWN_GRACE_MS = 2000;
 /** A ScopedPool with a one-connection control pool to terminate its backends. */
 function scopedPool(url: string, max: number, options: OpenOptions, state: { stopping: boolean }): ScopedPool {
   const { statementTimeoutMs, idleTimeoutMs = 10_000, logger } = options;
-  const timeout = statementTimeoutMs ? { statement_timeout: statementTimeoutMs } : {};
+  const setup: ConnectionSetup = { mode: options.poolMode ?? 'session', settings: connectionSettings(statementTimeoutMs) };
   const control = new pg.Pool({ connectionString: url, max: 1 });
-  const config = { connectionString: url, max, min: Math.min(KEPT_CONNECTIONS, max), idleTimeoutMillis: idleTimeoutMs, options: CONNECTION_OPTIONS };
-  const pool = new ScopedPool({ ...config, ...timeout }, control);
+  const pool = new ScopedPool({ connectionString: url, max, min: Math.min(KEPT_CONNECTIONS, max), idleTimeoutMillis: idleTimeoutMs }, control, setup.mode);
+  setUpConnection(pool, setup);
   for (const each of [pool, control]) {
     each.on('error', (error, client) => {
       if (state.stopping || (each === pool && pool.wasAbandoned(client))) return;
@@ -107,11 +114,14 @@ function scopedPool(url: string, max: number, options: OpenOptions, state: { sto
       else report();
     });
   }
-  // Queued ahead of whatever the connection was checked out for. A connection that fails here
-  // fails that work's query as well, which reports it: a connection ended under it (a request
-  // cancelled by its client going away, the server shutting down) is no news of its own.
+  // Queued ahead of whatever the connection was checked out for, the session's settings with the
+  // warm-up in one round trip. A connection that fails here fails that work's query as well,
+  // which reports it: a connection ended under it (a request cancelled by its client going away,
+  // the server shutting down) is no news of its own.
   pool.on('connect', (client) => {
-    client.query(CONNECTION_WARM_UP).catch((error: Error & { code?: string }) => {
+    setUpConnection(client, setup);
+    if (setup.mode === 'transaction') sendUnnamed(client, (name) => logger.warn('named statement behind transaction pooling, sent unnamed', { name }));
+    client.query([sessionSettingsSql(client), CONNECTION_WARM_UP].filter(Boolean).join('; ')).catch((error: Error & { code?: string }) => {
       if (error.code === ADMIN_SHUTDOWN || error.message === 'Connection terminated') return;
       logger.warn('connection warm-up failed', { error: error.message });
     });
@@ -175,6 +185,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     bulkPool,
     pagePool,
     url,
+    poolMode: options.poolMode ?? 'session',
     migrationsApplied,
     stopping() {
       state.stopping = true;

@@ -1,7 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
+import { cancelRequest } from './cancelRequest.js';
+import type { PoolMode } from './connectionSetup.js';
 import { FirstFreePool } from './firstFreePool.js';
 import { connectionsClosed, endPool } from './poolEnd.js';
+import { inTransaction } from './transaction.js';
 
 /**
  * The database work of one unit of work (an HTTP request): every connection it checks out of a
@@ -20,6 +23,7 @@ export class QueryScope {
  */
 interface CheckOut {
   pool: ScopedPool;
+  client: pg.PoolClient;
   pid: number | null;
   release(error?: boolean | Error): void;
 }
@@ -53,7 +57,9 @@ type ConnectCallback = (err: Error | undefined, client: pg.PoolClient | undefine
 /**
  * A pool whose connections are tracked per QueryScope. `pool.query` goes through `connect` as
  * well, so both forms are covered. Terminating (rather than cancelling) the backend also drops
- * the connection: the pool opens a fresh one when it needs it.
+ * the connection: the pool opens a fresh one when it needs it. Behind a transaction-mode pooler
+ * the backend is cancelled instead (cancelRequest: its process id is the pooler's own), and its
+ * connection to the pooler dropped.
  */
 export class ScopedPool extends FirstFreePool {
   /**
@@ -64,8 +70,19 @@ export class ScopedPool extends FirstFreePool {
   private readonly abandonedClients = new WeakSet<pg.Client>();
 
   /** `control` runs pg_terminate_backend: a separate pool, so it never waits behind the work it stops. */
-  constructor(config: pg.PoolConfig, private readonly control: pg.Pool) {
+  constructor(config: pg.PoolConfig, private readonly control: pg.Pool, private readonly mode: PoolMode = 'session') {
     super(config);
+    // A lone statement takes the settings only inside a transaction of its own (SET LOCAL).
+    if (mode === 'transaction') this.query = this.queryInTransaction as pg.Pool['query'];
+  }
+
+  /** pool.query(text or config, values?) behind a transaction-mode pooler: BEGIN with the settings, the statement, COMMIT. */
+  private queryInTransaction(...args: unknown[]): unknown {
+    const [config, values] = args as [string | pg.QueryConfig, unknown[] | undefined];
+    // The callback form and submittables (none of the code's own) go as pg-pool sends them.
+    const passThrough = typeof args[args.length - 1] === 'function' || typeof (config as { submit?: unknown }).submit === 'function';
+    if (passThrough) return (super.query as (...all: unknown[]) => unknown).apply(this, args);
+    return inTransaction(this, (client) => client.query(config, values));
   }
 
   override connect(): Promise<pg.PoolClient>;
@@ -94,8 +111,11 @@ export class ScopedPool extends FirstFreePool {
     scope.abandoned = true;
     // A scope spans pools: each terminates its own check-outs, through its own control pool.
     const held = [...scope.held].filter((checkOut) => checkOut.pool === this);
-    const pids = held.map((checkOut) => checkOut.pid).filter((pid): pid is number => pid !== null);
-    if (pids.length > 0) await this.control.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [pids]);
+    if (this.mode === 'transaction') await Promise.all(held.map((checkOut) => cancelRequest(checkOut.client)));
+    else {
+      const pids = held.map((checkOut) => checkOut.pid).filter((pid): pid is number => pid !== null);
+      if (pids.length > 0) await this.control.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [pids]);
+    }
     for (const checkOut of held) checkOut.release(new AbandonedError('the request was abandoned by its client'));
   }
 
@@ -111,6 +131,7 @@ export class ScopedPool extends FirstFreePool {
     let released = false;
     const checkOut: CheckOut = {
       pool: this,
+      client,
       pid: backendPid(client),
       release: (error?: boolean | Error) => {
         if (released) return;

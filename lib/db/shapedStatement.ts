@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
+import { named } from './connectionSetup.js';
 
 /**
  * Named statements for queries built from a request's filters, whose text says which filters
@@ -20,17 +21,17 @@ import type pg from 'pg';
 export const MAX_NAMED_TEXT = 64 * 1024;
 
 /** The shapes each connection or pool names, and the length of their texts. */
-const named = new WeakMap<object, { names: Set<string>; length: number }>();
+const shapesOf = new WeakMap<object, { names: Set<string>; length: number }>();
 
-/** `text` with `values` as a query config for `db`: named by the text's hash while `db` has room. */
+/** `text` with `values` as a query config for `db`: named by the text's hash while `db` has room (through named()). */
 export function shapedStatement(db: object, text: string, values: unknown[]): pg.QueryConfig<unknown[]> {
   const name = `shape_${createHash('sha1').update(text).digest('base64url')}`;
-  let shapes = named.get(db);
-  if (shapes === undefined) named.set(db, (shapes = { names: new Set(), length: 0 }));
+  let shapes = shapesOf.get(db);
+  if (shapes === undefined) shapesOf.set(db, (shapes = { names: new Set(), length: 0 }));
   if (!shapes.names.has(name)) {
     if (shapes.length + text.length > MAX_NAMED_TEXT) return { text, values };
     shapes.names.add(name);
     shapes.length += text.length;
   }
-  return { name, text, values };
+  return named(db, { name, text, values });
 }

@@ -1,18 +1,29 @@
 import type pg from 'pg';
+import { beginSql, type Settings } from './connectionSetup.js';
+
+/**
+ * Opens a transaction on `client` (`modes`: an isolation level, READ ONLY) with the settings its
+ * connection needs (beginSql) and `overrides`, in one round trip. Every BEGIN goes through here.
+ */
+export async function begin(client: Pick<pg.ClientBase, 'query'>, modes = '', overrides: Settings = {}): Promise<void> {
+  await client.query(beginSql(client, modes, overrides));
+}
 
 /** Runs `work` in one transaction on one connection: COMMIT when it resolves, ROLLBACK when it throws. */
 export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  let broken: Error | undefined;
   try {
-    await client.query('BEGIN');
+    await begin(client);
     const result = await work(client);
     await client.query('COMMIT');
     return result;
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    // A connection that cannot even roll back goes, not back to the pool.
+    await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
     throw error;
   } finally {
-    client.release();
+    client.release(broken);
   }
 }
 

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { named } from '../db/connectionSetup.js';
 import { EXPORT_LOCATION_SELECT_LIST, type ExportLocations } from './adifRecord.js';
 
 /**
@@ -9,8 +10,7 @@ import { EXPORT_LOCATION_SELECT_LIST, type ExportLocations } from './adifRecord.
  */
 export async function readExportLocations(client: Pick<pg.PoolClient, 'query'>, stationIds: readonly number[]): Promise<ExportLocations> {
   const { rows } = await client.query<[number, ...string[]]>({
-    name: 'export-locations',
-    text: `SELECT ${EXPORT_LOCATION_SELECT_LIST} FROM stations WHERE id = ANY($1::int[])`,
+    ...named(client, { name: 'export-locations', text: `SELECT ${EXPORT_LOCATION_SELECT_LIST} FROM stations WHERE id = ANY($1::int[])` }),
     values: [stationIds],
     rowMode: 'array',
   });

@@ -12,6 +12,7 @@ import { EXPORT_SELECT_LIST } from './adifRecord.js';
 import { CopyRecordReader, type RecordBatch } from './copyRecords.js';
 import { readExportLocations } from './locations.js';
 import { copyOut } from '../db/settingParams.js';
+import { begin } from '../db/transaction.js';
 import { writeWithBackPressure } from './backPressure.js';
 
 /**
@@ -77,10 +78,9 @@ async function* recordBatches(db: pg.Pool, filter: ExportFilter): AsyncGenerator
     // The cut comes first, outside the export's transaction: its snapshot must be taken after it.
     if (filter.commitSafe) filter = { ...filter, idBelow: await sinceIdBound(client, filter.stationIds) };
     // One snapshot for the locations and the rows they fill.
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     // A whole log's COPY may outlast the API's statement_timeout (a client that goes away ends
     // it instead).
-    await client.query('SET LOCAL statement_timeout = 0');
+    await begin(client, 'ISOLATION LEVEL REPEATABLE READ READ ONLY', { statement_timeout: 0 });
     const locations = await readExportLocations(client, filter.stationIds);
     const { text, values } = exportQuery(filter);
     // NULL as an empty value: ADIF has no NULL, and the mostly empty rows get a third as long.

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { named } from '../db/connectionSetup.js';
 import { opaqueArray } from '../db/opaqueArray.js';
 import { outsideQueryScope } from '../db/queryScope.js';
 import { SQL_TYPE } from '../db/qsoColumns.js';
@@ -210,7 +211,7 @@ export class InsertBatcher {
   private async query(statement: { name: string; text: string }, params: unknown[]): Promise<ResultRow[]> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return (await this.db.query<ResultRow>({ ...statement, values: params })).rows;
+        return (await this.db.query<ResultRow>({ ...named(this.db, statement), values: params })).rows;
       } catch (error) {
         if ((error as { code?: string }).code !== DEADLOCK_DETECTED || attempt === DEADLOCK_ATTEMPTS) throw error;
       }

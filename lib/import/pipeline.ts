@@ -8,6 +8,7 @@ import { MatchTally } from './matchTally.js';
 import { RecordProcessor } from './recordProcessor.js';
 import { AdifRowsTransform, RecordRowsTransform, type AdifFormat } from './rowStreams.js';
 import { beginQsoWriteForStations } from '../qso/writeLock.js';
+import { begin } from '../db/transaction.js';
 import { createStagingTable, DEFAULT_LIMITS, lockStationForImport, StagingWriter, type StoredRange } from './staging.js';
 import { wholeLogDownload, type ImportOptions, type ImportSummary, type RawRecord } from './types.js';
 
@@ -46,7 +47,7 @@ async function runImport(db: pg.Pool, input: Readable, options: ImportOptions, t
   let failure: Error | undefined;
   try {
     // A batch's INSERT into a big location may outlast the API's statement_timeout.
-    await client.query('BEGIN; SET LOCAL statement_timeout = 0');
+    await begin(client, '', { statement_timeout: 0 });
     // A dry run writes no QSO: it declares no write (readers of the change feed would wait for it)
     // and does not wait for other imports (a streamed v2 request reads one document into a real
     // import and a dry run side by side).

@@ -9,6 +9,11 @@
  * A notification sent while this connection was down is lost, so on every (re)connection the
  * tokens revoked within the last browser-token lifetime are sent again: a revocation made while
  * no API process was running, or during a lost connection, still reaches the workers.
+ *
+ * Behind a transaction-mode pooler LISTEN cannot work (the backend that listens changes with
+ * every transaction), so without a direct connection (`database.listen_url`) the same read of
+ * recent revocations runs every `pollMs` instead, each token sent once: revoked_at, not the
+ * trigger, so a token deleted outright (its user deleted) is not seen this way.
  */
 import pg from 'pg';
 import type { Logger } from '../log.js';
@@ -23,6 +28,8 @@ export interface RevocationListenerOptions {
   logger: Logger;
   /** Wait before reconnecting after the connection is lost. Default 2000 ms. */
   reconnectMs?: number;
+  /** Poll every so many ms instead of LISTENing (behind a transaction-mode pooler). */
+  pollMs?: number;
 }
 
 export interface RevocationListener {
@@ -33,11 +40,42 @@ export interface RevocationListener {
 const CLOCK_SLACK_SECONDS = 60;
 
 export async function listenForRevocations(options: RevocationListenerOptions): Promise<RevocationListener> {
-  const { url, tokenTtlSeconds, revoke, logger, reconnectMs = 2000 } = options;
+  const { url, tokenTtlSeconds, revoke, logger, reconnectMs = 2000, pollMs } = options;
   const lifetime = tokenTtlSeconds + CLOCK_SLACK_SECONDS;
   let client: pg.Client | undefined;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
+  let poll: NodeJS.Timeout | undefined;
+  /** Polling: the tokens sent, until their revocation no longer matters (each is sent once). */
+  const sent = new Map<number, number>();
+
+  async function catchUp(on: pg.Client): Promise<void> {
+    const { rows } = await on.query<{ id: number; until: number }>(
+      `SELECT id, floor(extract(epoch FROM revoked_at))::bigint + $1::int AS until
+         FROM api_tokens WHERE revoked_at > now() - make_interval(secs => $1)`,
+      [lifetime],
+    );
+    const now = Math.floor(Date.now() / 1000);
+    for (const [id, until] of sent) if (until < now) sent.delete(id);
+    for (const row of rows) {
+      // Listening, every catch-up sends them all again (a notification may have been lost).
+      if (pollMs !== undefined) {
+        if (sent.has(row.id)) continue;
+        sent.set(row.id, Number(row.until));
+      }
+      revoke(row.id, Number(row.until));
+    }
+  }
+
+  function pollNext(on: pg.Client): void {
+    poll = setTimeout(() => {
+      catchUp(on).then(() => client === on && pollNext(on), (err: Error) => {
+        logger.warn('token revocations: cannot read them, reconnecting', { error: err.message });
+        lost(on);
+      });
+    }, pollMs);
+    poll.unref();
+  }
 
   async function connect(): Promise<void> {
     const next = new pg.Client({ connectionString: url });
@@ -53,20 +91,17 @@ export async function listenForRevocations(options: RevocationListenerOptions): 
     });
     next.on('end', () => lost(next));
     await next.connect();
-    await next.query(`LISTEN ${REVOCATION_CHANNEL}`);
+    if (pollMs === undefined) await next.query(`LISTEN ${REVOCATION_CHANNEL}`);
     client = next;
     // Listening first, then catching up: a revocation between the two is sent twice, never missed.
-    const { rows } = await next.query<{ id: number; until: number }>(
-      `SELECT id, floor(extract(epoch FROM revoked_at))::bigint + $1::int AS until
-         FROM api_tokens WHERE revoked_at > now() - make_interval(secs => $1)`,
-      [lifetime],
-    );
-    for (const row of rows) revoke(row.id, Number(row.until));
+    await catchUp(next);
+    if (pollMs !== undefined) pollNext(next);
   }
 
   function lost(which: pg.Client): void {
     if (client !== which) return;
     client = undefined;
+    clearTimeout(poll);
     which.end().catch(() => undefined);
     schedule();
   }
@@ -94,6 +129,7 @@ export async function listenForRevocations(options: RevocationListenerOptions): 
     async close() {
       closed = true;
       clearTimeout(retry);
+      clearTimeout(poll);
       const last = client;
       client = undefined;
       await last?.end().catch(() => undefined);

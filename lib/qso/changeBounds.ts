@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { named } from '../db/connectionSetup.js';
 
 type Queryable = Pick<pg.Pool, 'query'>;
 
@@ -27,7 +28,7 @@ const CHANGE_BOUNDS = {
 
 /** The cut for these station locations: the running QSO writers of their owners decide it. */
 export async function changeBounds(db: Queryable, stationIds: readonly number[]): Promise<ChangeBounds> {
-  const { rows } = await db.query<{ xid_bound: string; id_bound: string }>({ ...CHANGE_BOUNDS, values: [stationIds] });
+  const { rows } = await db.query<{ xid_bound: string; id_bound: string }>({ ...named(db, CHANGE_BOUNDS), values: [stationIds] });
   return { xidBound: rows[0]!.xid_bound, idBound: Number(rows[0]!.id_bound) };
 }
 

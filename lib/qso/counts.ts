@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { inTransaction } from '../db/transaction.js';
+import { isTransactionPooled, sessionSettingsSql } from '../db/connectionSetup.js';
 import type { SqlParams } from '../db/sqlParams.js';
 import type { Logger } from '../log.js';
 import { COUNT_TABLES } from '../db/countTables.js';
@@ -231,9 +232,13 @@ async function vacuumCountTables(pool: pg.Pool): Promise<void> {
   if (rows.length === 0) return;
   const client = await pool.connect();
   try {
-    await client.query('SET statement_timeout = 0');
+    // Behind a transaction-mode pooler a SET would stay on the backend for others: the vacuum
+    // then runs with the server's own statement_timeout.
+    const transactionPooled = isTransactionPooled(client);
+    if (!transactionPooled) await client.query('SET statement_timeout = 0');
     await client.query(`VACUUM (SKIP_LOCKED) ${rows.map(({ name }) => name).join(', ')}`);
-    await client.query('RESET statement_timeout');
+    // Back to the connection's own settings (RESET would drop them to the server's defaults).
+    if (!transactionPooled) await client.query(sessionSettingsSql(client) || 'RESET statement_timeout');
     client.release();
   } catch (error) {
     // A connection whose setting may be left changed goes, not back to the pool.

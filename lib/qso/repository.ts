@@ -3,6 +3,7 @@ import { SqlParams } from '../db/sqlParams.js';
 import { scopeConditions, type QsoScope } from './scope.js';
 import { qsoSelectList, type QsoRow } from './present.js';
 import { shapedStatement } from '../db/shapedStatement.js';
+import { named } from '../db/connectionSetup.js';
 
 /**
  * One QSO at a time, always inside a visibility scope: a QSO outside it is simply not found,
@@ -24,7 +25,7 @@ export async function findVisibleQso(db: Queryable, scope: QsoScope, id: number)
   const params = new SqlParams();
   const text = `SELECT ${qsoSelectList()} FROM qso q WHERE ${visible(scope, id, params)}`;
   const name = scope.operator === null ? 'qso-by-id' : 'qso-by-id-of-operator';
-  const { rows } = await db.query<QsoRow>({ name, text, values: params.values });
+  const { rows } = await db.query<QsoRow>({ ...named(db, { name, text }), values: params.values });
   return rows[0] ?? null;
 }
 

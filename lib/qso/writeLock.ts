@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { named } from '../db/connectionSetup.js';
 import { inTransaction } from '../db/transaction.js';
 
 /**
@@ -9,7 +10,7 @@ import { inTransaction } from '../db/transaction.js';
  * database refuses a QSO write whose transaction has not made this call.
  */
 export async function beginQsoWrite(client: pg.ClientBase, ownerUserIds: readonly number[]): Promise<void> {
-  await client.query({ name: 'qso-write-begin', text: 'SELECT qso_write_begin($1::int[])', values: [ownerUserIds] });
+  await client.query({ ...named(client, { name: 'qso-write-begin', text: 'SELECT qso_write_begin($1::int[])' }), values: [ownerUserIds] });
 }
 
 /**
@@ -19,8 +20,10 @@ export async function beginQsoWrite(client: pg.ClientBase, ownerUserIds: readonl
  */
 export async function beginQsoWriteForStations(client: pg.ClientBase, stationIds: readonly number[]): Promise<void> {
   await client.query({
-    name: 'qso-write-begin-for-stations',
-    text: 'SELECT qso_write_begin(ARRAY(SELECT DISTINCT user_id FROM stations WHERE id = ANY($1::int[])))',
+    ...named(client, {
+      name: 'qso-write-begin-for-stations',
+      text: 'SELECT qso_write_begin(ARRAY(SELECT DISTINCT user_id FROM stations WHERE id = ANY($1::int[])))',
+    }),
     values: [stationIds],
   });
 }

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type pg from 'pg';
+import { begin } from '../../db/transaction.js';
 import type { QsoScope } from '../../qso/scope.js';
 import { checkQso, ProblemTally, type ProblemReport } from './checks.js';
 import { exchangeOf } from './exchange.js';
@@ -73,8 +74,7 @@ export async function openCabrilloExport(pool: pg.Pool, request: CabrilloRequest
   const client = await pool.connect();
   let handedOver = false;
   try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    await client.query('SET LOCAL statement_timeout = 0');
+    await begin(client, 'ISOLATION LEVEL REPEATABLE READ READ ONLY', { statement_timeout: 0 });
     const found = await readCabrilloSession(client, request.sessionId, request.userId);
     if (!found) return null;
     const session: CabrilloSession = found;

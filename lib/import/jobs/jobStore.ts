@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { begin } from '../../db/transaction.js';
 import type { DuplicatePolicy, ImportSummary } from '../types.js';
 
 /**
@@ -91,7 +92,7 @@ export type Admission =
 async function inTransaction<T>(db: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await db.connect();
   try {
-    await client.query('BEGIN');
+    await begin(client);
     const result = await work(client);
     await client.query('COMMIT');
     return result;

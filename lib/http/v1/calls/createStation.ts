@@ -6,6 +6,7 @@ import { requireWriteKey } from '../keyAuth.js';
 import { phpInt, phpTruthy } from '../values.js';
 import { asText } from '../../../input/jsonValues.js';
 import { createStation, type NewStation } from '../../../accounts/stations.js';
+import { begin } from '../../../db/transaction.js';
 import { dxccEntity } from '../../../dxcc/entities.js';
 import { OFFICER_LEVEL } from '../../v2/principal.js';
 
@@ -102,7 +103,7 @@ async function isDuplicate(client: pg.PoolClient, station: NewStation): Promise<
 async function importLocations(db: pg.Pool, userId: number, locations: Location[]): Promise<number> {
   const client = await db.connect();
   try {
-    await client.query('BEGIN');
+    await begin(client);
     // One import per owner at a time, so two identical requests cannot both pass the duplicate check.
     await client.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
     let created = 0;

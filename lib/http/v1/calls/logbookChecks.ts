@@ -6,6 +6,7 @@ import { requireKey } from '../keyAuth.js';
 import { isSet } from '../values.js';
 import { asText } from '../../../input/jsonValues.js';
 import { SqlParams } from '../../../db/sqlParams.js';
+import { named } from '../../../db/connectionSetup.js';
 import { normalizeCallsign } from '../../../adif/callsign.js';
 import { normalizeGrid } from '../../../adif/grid.js';
 import { bandCondition } from '../../../qso/filters.js';
@@ -38,10 +39,12 @@ async function checkedValue(request: V1Request, field: 'callsign' | 'grid'): Pro
  */
 async function logbookScope(db: pg.Pool, slug: string): Promise<QsoScope> {
   const { rows } = await db.query<{ station_ids: number[] }>({
-    name: 'logbook-stations-by-slug',
-    text: `SELECT array_remove(array_agg(ls.station_id), NULL) AS station_ids
-             FROM logbooks l LEFT JOIN logbook_stations ls ON ls.logbook_id = l.id
-            WHERE l.slug = $1 GROUP BY l.id`,
+    ...named(db, {
+      name: 'logbook-stations-by-slug',
+      text: `SELECT array_remove(array_agg(ls.station_id), NULL) AS station_ids
+               FROM logbooks l LEFT JOIN logbook_stations ls ON ls.logbook_id = l.id
+              WHERE l.slug = $1 GROUP BY l.id`,
+    }),
     values: [slug],
   });
   if (!rows[0]) throw failed(404, 'logbook not found');

@@ -2,6 +2,7 @@ import { pipeline, type Readable, type Transform } from 'node:stream';
 import type { Context } from 'koa';
 import type pg from 'pg';
 import type { ReadAheadBudget } from '../../../readAhead.js';
+import { begin } from '../../../../db/transaction.js';
 
 /**
  * A list's count and its page are read in one read-only REPEATABLE READ transaction, so
@@ -9,7 +10,7 @@ import type { ReadAheadBudget } from '../../../readAhead.js';
  */
 
 export async function beginSnapshot(client: pg.PoolClient): Promise<void> {
-  await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  await begin(client, 'ISOLATION LEVEL REPEATABLE READ READ ONLY');
 }
 
 /** Ends the snapshot and returns the connection; one that failed (or was left mid-cursor) is discarded. */
