@@ -50,11 +50,14 @@ export function confirmedConditionParts(types: readonly ConfirmationType[], alia
   return types.map((type, i) => [`${status(type)} = 'Y'`, ...types.slice(0, i).map((earlier) => `${status(earlier)} IS DISTINCT FROM 'Y'`)].join(' AND '));
 }
 
-/** The day after a 'YYYY-MM-DD' day: the open end of a range of whole days. */
-export function dayAfter(day: string): string {
+/**
+ * The day after a 'YYYY-MM-DD' day: the open end of a range of whole days. Null (no end) after
+ * 9999-12-31: no QSO date is later (ADIF dates have four-digit years).
+ */
+export function dayAfter(day: string): string | null {
   const date = new Date(`${day}T00:00:00Z`);
   date.setUTCDate(date.getUTCDate() + 1);
-  return date.toISOString().slice(0, 10);
+  return date.getUTCFullYear() > 9999 ? null : date.toISOString().slice(0, 10);
 }
 
 /** QSOs (alias `alias`) with `from` <= time_on < `to` (days 'YYYY-MM-DD', either open). */
