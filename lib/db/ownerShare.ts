@@ -40,6 +40,11 @@ export class OwnerShare {
     return this.owners.get(owner)?.held ?? 0;
   }
 
+  /** Check-outs of `owner` waiting for a slot. */
+  waiting(owner: number): number {
+    return this.owners.get(owner)?.waiting.length ?? 0;
+  }
+
   private giveBack(owner: number, state: Owner): void {
     // The slot passes straight to the next waiter, so `held` stays as it is.
     const next = state.waiting.shift();
