@@ -40,7 +40,8 @@ import { createUser } from '../lib/accounts/users.js';
 import { createStation } from '../lib/accounts/stations.js';
 import { createToken } from '../lib/auth/tokens.js';
 import { inQsoTransaction } from '../lib/qso/writeLock.js';
-import { decodeCursor } from '../lib/qso/changeCursor.js';
+import { CursorCodec, type ChangeCursor } from '../lib/qso/changeCursor.js';
+import { serverKey } from '../lib/db/serverKeys.js';
 import { changeBounds } from '../lib/qso/changeBounds.js';
 import { changePageStatements } from '../lib/qso/changeFeed.js';
 import { qsoSelectList } from '../lib/qso/present.js';
@@ -242,6 +243,12 @@ async function main(): Promise<void> {
 
     // --- 2. single pages ----------------------------------------------------------------------
     const principalScope = { scope: { stationIds: [home], operator: null }, ownerId, filtered: false, perPage: PER_PAGE };
+    const codec = new CursorCodec(await serverKey(db, 'change_cursor'));
+    const decodeCursor = (text: string): ChangeCursor => {
+      const decoded = codec.decode(text, ownerId);
+      if (decoded === null || !('cursor' in decoded)) throw new Error('the server gave a cursor this benchmark cannot read');
+      return decoded.cursor;
+    };
     const pageStatementMs = async (label: string, cursorText: string) => {
       const request = { ...principalScope, cursor: cursorText === '' ? null : decodeCursor(cursorText) };
       const bounds = await changeBounds(db, [home]);

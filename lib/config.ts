@@ -96,6 +96,12 @@ export interface Config {
    */
   response_stall_timeout_ms: number;
   /**
+   * A client reading its waiting answer slower than this many bytes a second, averaged over
+   * response_min_rate_window_ms, is dropped like a stalled one (0: no minimum).
+   */
+  response_min_bytes_per_second: number;
+  response_min_rate_window_ms: number;
+  /**
    * Bytes of a list page's answer read ahead of a slow client into memory (the rest waits on
    * disk, SPILL_BYTES at most), so that the page gives its database connection back before the
    * client has read it (0: none); READ_AHEAD_PAGES pages at once a process at most.
@@ -165,6 +171,8 @@ const configSchema: JSONSchemaType<ConfigFile> = {
     trust_proxy: { anyOf: [{ type: 'boolean' }, { type: 'integer', minimum: 0, maximum: 16 }, { type: 'null' }] },
     statement_timeout_ms: { type: 'integer', minimum: 0, maximum: 86_400_000, nullable: true },
     response_stall_timeout_ms: { type: 'integer', minimum: 0, maximum: 86_400_000, nullable: true },
+    response_min_bytes_per_second: { type: 'integer', minimum: 0, maximum: 1024 * 1024 * 1024, nullable: true },
+    response_min_rate_window_ms: { type: 'integer', minimum: 1000, maximum: 3_600_000, nullable: true },
     page_read_ahead_bytes: { type: 'integer', minimum: 0, maximum: 64 * 1024 * 1024, nullable: true },
     session_idle_minutes: { type: 'number', exclusiveMinimum: 0, maximum: 525_600, nullable: true },
     session_max_hours: { type: 'number', exclusiveMinimum: 0, maximum: 8_760, nullable: true },
@@ -258,6 +266,8 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env, context: Con
     trust_proxy: false,
     statement_timeout_ms: 30_000,
     response_stall_timeout_ms: 30_000,
+    response_min_bytes_per_second: 16 * 1024,
+    response_min_rate_window_ms: 20_000,
     page_read_ahead_bytes: 1024 * 1024,
     session_idle_minutes: 720,
     session_max_hours: 168,

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type pg from 'pg';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_BROWSER_TOKEN_TTL_SECONDS, workerUrls, type Config, type SignInLimits } from './config.js';
@@ -12,6 +13,8 @@ import { RedisRateLimitStore } from './ratelimit/redisStore.js';
 import { SIGN_IN_ACCOUNT_BUCKET, SIGN_IN_ADDRESS_BUCKET, type RateLimitMap, type RateLimitStore } from './ratelimit/types.js';
 import type { EventPublisher, Services } from './services.js';
 import { scheduleChangePruning } from './qso/changeRetention.js';
+import { CursorCodec } from './qso/changeCursor.js';
+import { cachedServerKey } from './db/serverKeys.js';
 import { appVersion } from './version.js';
 import { startCountCompaction } from './qso/counts.js';
 import { createApp } from './http/app.js';
@@ -100,11 +103,17 @@ export function createServices(options: ServiceOptions & { spoolFolder: string }
     uploads: new UploadSlots({ perProcess: options.config.uploads.max_concurrent, perOwner: options.config.uploads.max_concurrent_per_owner }),
     version: appVersion,
     spoolFolder: options.spoolFolder,
+    changeCursors: cursorCodec(options.db.pool),
   };
 }
 
 /** How often a process behind a transaction-mode pooler without `database.listen_url` reads new revocations. */
 const REVOCATION_POLL_MS = 2000;
+/** The change feed's cursor codec, its key read (or created) once, when the feed is first asked. */
+function cursorCodec(db: pg.Pool): () => Promise<CursorCodec> {
+  const key = cachedServerKey(db, 'change_cursor');
+  return async () => new CursorCodec(await key());
+}
 
 /** With live updates on, revoked API tokens end their browser tokens (lib/live/revocationListener.ts). */
 function revocationListener(services: Services, db: Database): Promise<RevocationListener> | undefined {

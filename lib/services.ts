@@ -11,6 +11,7 @@ import type { TokenRecord } from './auth/tokens.js';
 import type { V1Key } from './auth/keys.js';
 import type { ReadAheadBudget } from './http/readAhead.js';
 import type { UploadSlots } from './http/upload/uploadSlots.js';
+import type { CursorCodec } from './qso/changeCursor.js';
 
 /** The look-ups that authenticate requests, by the presented secret's SHA-256 hash (over `db`). */
 export interface CredentialLookups {
@@ -56,4 +57,6 @@ export interface Services {
   version: string;
   /** This process's folder for request text spooled to disk (lib/http/spool.ts). */
   spoolFolder: string;
+  /** Signs and checks the change feed's cursors with the instance's key (read once per process). */
+  changeCursors(): Promise<CursorCodec>;
 }

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import pg from 'pg';
+import { OwnerShare } from './ownerShare.js';
 import type { Logger } from '../log.js';
 import { sendUnnamed, sessionSettingsSql, setUpConnection, type ConnectionSetup, type PoolMode } from './connectionSetup.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded.js';
@@ -99,12 +100,24 @@ const KEPT_CONNECTIONS = 2;
  */
 const SHUTDOWN_GRACE_MS = 2000;
 
+/** How many check-outs of one owner may wait for their share of a heavy pool (beyond: 429). */
+const OWNER_WAITING_MAX = 32;
+
+/**
+ * A heavy pool's share per owner: half its connections (at least one), so that whatever one user
+ * runs, half of every process's heavy connections, and so of the instance's, stay free of it.
+ */
+function halfPerOwner(max: number): OwnerShare {
+  return new OwnerShare(Math.max(1, Math.floor(max / 2)), OWNER_WAITING_MAX);
+}
+
 /** A ScopedPool with a one-connection control pool to terminate its backends. */
-function scopedPool(url: string, max: number, options: OpenOptions, state: { stopping: boolean }): ScopedPool {
+function scopedPool(url: string, max: number, options: OpenOptions, state: { stopping: boolean }, share: OwnerShare | null = null): ScopedPool {
   const { statementTimeoutMs, idleTimeoutMs = 10_000, logger } = options;
   const setup: ConnectionSetup = { mode: options.poolMode ?? 'session', settings: connectionSettings(statementTimeoutMs) };
   const control = new pg.Pool({ connectionString: url, max: 1 });
-  const pool = new ScopedPool({ connectionString: url, max, min: Math.min(KEPT_CONNECTIONS, max), idleTimeoutMillis: idleTimeoutMs }, control, setup.mode);
+  const config = { connectionString: url, max, min: Math.min(KEPT_CONNECTIONS, max), idleTimeoutMillis: idleTimeoutMs };
+  const pool = new ScopedPool(config, control, setup.mode, share);
   setUpConnection(pool, setup);
   for (const each of [pool, control]) {
     each.on('error', (error, client) => {
@@ -164,9 +177,11 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     url = embedded.url;
   }
   const state = { stopping: false };
+  const bulkSize = options.bulkPoolSize ?? bulkPoolSizeFor(1);
+  const pageSize = options.pagePoolSize ?? pagePoolSizeFor(1);
   const pool = scopedPool(url, options.poolSize ?? 10, options, state);
-  const bulkPool = scopedPool(url, options.bulkPoolSize ?? bulkPoolSizeFor(1), options, state);
-  const pagePool = scopedPool(url, options.pagePoolSize ?? pagePoolSizeFor(1), options, state);
+  const bulkPool = scopedPool(url, bulkSize, options, state, halfPerOwner(bulkSize));
+  const pagePool = scopedPool(url, pageSize, options, state, halfPerOwner(pageSize));
   let migrationsApplied: string[] = [];
   try {
     if (options.migrate !== false) {

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { cancelRequest } from './cancelRequest.js';
 import type { PoolMode } from './connectionSetup.js';
+import type { OwnerShare } from './ownerShare.js';
 import { FirstFreePool } from './firstFreePool.js';
 import { connectionsClosed, endPool } from './poolEnd.js';
 import { inTransaction } from './transaction.js';
@@ -13,7 +14,15 @@ import { inTransaction } from './transaction.js';
  */
 export class QueryScope {
   abandoned = false;
+  /** The user the request works for, once it is authenticated: its check-outs count against that user's share (OwnerShare). */
+  owner: number | null = null;
   readonly held = new Set<CheckOut>();
+}
+
+/** Names the user the current request works for (its QueryScope's owner), from its credentials. */
+export function claimOwner(userId: number): void {
+  const scope = scopes.getStore();
+  if (scope !== undefined) scope.owner = userId;
 }
 
 /**
@@ -69,8 +78,11 @@ export class ScopedPool extends FirstFreePool {
    */
   private readonly abandonedClients = new WeakSet<pg.Client>();
 
-  /** `control` runs pg_terminate_backend: a separate pool, so it never waits behind the work it stops. */
-  constructor(config: pg.PoolConfig, private readonly control: pg.Pool, private readonly mode: PoolMode = 'session') {
+  /**
+   * `control` runs pg_terminate_backend: a separate pool, so it never waits behind the work it
+   * stops. `share`: how many connections one owner's requests may hold at once (none: no bound).
+   */
+  constructor(config: pg.PoolConfig, private readonly control: pg.Pool, private readonly mode: PoolMode = 'session', readonly share: OwnerShare | null = null) {
     super(config);
     // A lone statement takes the settings only inside a transaction of its own (SET LOCAL).
     if (mode === 'transaction') this.query = this.queryInTransaction as pg.Pool['query'];
@@ -89,8 +101,7 @@ export class ScopedPool extends FirstFreePool {
   override connect(callback: ConnectCallback): void;
   override connect(callback?: ConnectCallback): Promise<pg.PoolClient> | void {
     const scope = scopes.getStore();
-    const guarded = super.connect().then(guardConnection);
-    const checkedOut = scope === undefined ? guarded : guarded.then((client) => this.adopt(scope, client));
+    const checkedOut = scope === undefined ? super.connect().then(guardConnection) : this.connectIn(scope);
     if (callback === undefined) return checkedOut;
     checkedOut.then(
       (client) => callback(undefined, client, (release) => client.release(release as boolean | Error | undefined)),
@@ -119,8 +130,19 @@ export class ScopedPool extends FirstFreePool {
     for (const checkOut of held) checkOut.release(new AbandonedError('the request was abandoned by its client'));
   }
 
+  /** A check-out of `scope`, within its owner's share: the slot goes back with the connection. */
+  private async connectIn(scope: QueryScope): Promise<pg.PoolClient> {
+    const slot = scope.owner === null || this.share === null ? null : await this.share.acquire(scope.owner);
+    try {
+      return this.adopt(scope, guardConnection(await super.connect()), slot);
+    } catch (error) {
+      slot?.();
+      throw error;
+    }
+  }
+
   /** Tracks a check-out in `scope` (refused once the scope is abandoned). */
-  private adopt(scope: QueryScope, client: pg.PoolClient): pg.PoolClient {
+  private adopt(scope: QueryScope, client: pg.PoolClient, slot: (() => void) | null): pg.PoolClient {
     if (scope.abandoned) {
       client.release();
       throw new AbandonedError('the request was abandoned by its client');
@@ -136,6 +158,7 @@ export class ScopedPool extends FirstFreePool {
       release: (error?: boolean | Error) => {
         if (released) return;
         released = true;
+        slot?.();
         scope.held.delete(checkOut);
         if (!scope.abandoned) return release(error);
         this.abandonedClients.add(client);

@@ -5,7 +5,7 @@ import { compress } from './middleware/compress.js';
 import { cors } from './middleware/cors.js';
 import { connectionErrorLogger, errorHandler } from './middleware/errorHandler.js';
 import { abandonOnDisconnect } from './middleware/abandon.js';
-import { dropStalledClients } from './middleware/stalledClient.js';
+import { dropSlowClients } from './middleware/stalledClient.js';
 import { requestLog } from './middleware/requestLog.js';
 import { notFound } from './errors.js';
 import { openApiDocument } from './openapi.js';
@@ -23,7 +23,7 @@ export interface AppOptions {
   resources?: ResourceDefinition[];
 }
 
-/** The Koa application: logging → CORS → stalled clients dropped → errors → gzip → query scope (abandoned requests stop) → v2 space → openapi/manifest/metrics → v1 → live page → the app's session endpoints → browser app → 404. */
+/** The Koa application: logging → CORS → stalled and slow clients dropped → errors → gzip → query scope (abandoned requests stop) → v2 space → openapi/manifest/metrics → v1 → live page → the app's session endpoints → browser app → 404. */
 export function createApp(services: Services, options: AppOptions = {}): Koa {
   const resources = options.resources ?? v2Resources;
   const app = new Koa();
@@ -31,7 +31,11 @@ export function createApp(services: Services, options: AppOptions = {}): Koa {
   app.maxIpsCount = trustedProxies(services.config.trust_proxy);
   app.use(requestLog(services.logger, services.metrics));
   app.use(cors);
-  app.use(dropStalledClients(services.config.response_stall_timeout_ms, services.logger));
+  app.use(dropSlowClients({
+    stallTimeoutMs: services.config.response_stall_timeout_ms,
+    minBytesPerSecond: services.config.response_min_bytes_per_second,
+    windowMs: services.config.response_min_rate_window_ms,
+  }, services.logger));
   app.use(errorHandler(services.logger));
   app.use(compress);
   app.on('error', connectionErrorLogger(services.logger));

@@ -7,7 +7,9 @@ import { INSERT_COLUMNS } from './rowValues.js';
  * - statuses (QSL_SENT/RCVD of card, LoTW, eQSL, DCL; QRZ and Club Log upload and download
  *   status) move only forward, by qsl_status_rank (sql/008): N < R/Q/I/M < Y/V, so Y never
  *   goes back to N or R and equal ranks never replace each other;
- * - dates that go with them are only filled or advanced (GREATEST ignores NULL);
+ * - the date that goes with a status (DATES[i] with STATUSES[i]) is only filled or advanced
+ *   (GREATEST ignores NULL), and only by a record whose status ranks at least the stored one:
+ *   an R under a stored Y leaves the Y's date alone;
  * - QSL_VIA, QSL_SENT_VIA/RCVD_VIA, QSLMSG_RCVD and EQSL_AG are only filled;
  * - `merge` also fills every other empty column, and adds the record's `extra` fields the
  *   stored QSO lacks. Nothing that is there is ever overwritten.
@@ -42,10 +44,13 @@ const forward = (column: string): ColumnChange => ({
   column,
   value: `CASE WHEN qsl_status_rank(r.${column}) > qsl_status_rank(q.${column}) THEN r.${column} ELSE q.${column} END`,
 });
-const advance = (column: string): ColumnChange => ({ column, value: `GREATEST(q.${column}, r.${column})` });
+const advance = (column: string, status: string): ColumnChange => ({
+  column,
+  value: `CASE WHEN qsl_status_rank(r.${status}) >= qsl_status_rank(q.${status}) THEN GREATEST(q.${column}, r.${column}) ELSE q.${column} END`,
+});
 const fill = (column: string): ColumnChange => ({ column, value: `COALESCE(q.${column}, r.${column})` });
 
-const CONFIRM: readonly ColumnChange[] = [...STATUSES.map(forward), ...DATES.map(advance), ...FILLED.map(fill)];
+const CONFIRM: readonly ColumnChange[] = [...STATUSES.map(forward), ...DATES.map((date, i) => advance(date, STATUSES[i]!)), ...FILLED.map(fill)];
 const CONFIRMED = new Set(CONFIRM.map((change) => change.column));
 
 const MERGE: readonly ColumnChange[] = [

@@ -31,16 +31,19 @@ export interface ChangeRequest {
 export class CursorExpiredError extends Error {}
 
 /**
- * How far retention has removed tombstones (a transaction id, 0 when never), read in the same
- * round trip as the page's COPY values are bound (bindForCopy; `page` null: no page to read).
- * `copyText` is the page's statement for copyBoundOut, null without a page.
+ * How far retention has removed the owner's tombstones (a transaction id, 0 when never), read in
+ * the same round trip as the page's COPY values are bound (bindForCopy; `page` null: no page to
+ * read). `copyText` is the page's statement for copyBoundOut, null without a page.
  */
 export async function changeHorizonBindingPage(
-  client: Pick<pg.ClientBase, 'query'>, page: Statement | null,
+  client: Pick<pg.ClientBase, 'query'>, ownerId: number, page: Statement | null,
 ): Promise<{ horizon: bigint; copyText: string | null }> {
-  const horizon = { text: `SELECT coalesce((SELECT pruned_through::text FROM qso_change_horizon), '0') AS pruned_through`, values: [] };
+  const horizon = {
+    text: `SELECT coalesce((SELECT pruned_through::text FROM qso_change_owner_horizon WHERE user_id = $1), '0') AS pruned_through`,
+    values: [ownerId],
+  };
   if (page === null) {
-    const { rows } = await client.query<{ pruned_through: string }>(horizon.text);
+    const { rows } = await client.query<{ pruned_through: string }>(horizon.text, horizon.values);
     return { horizon: BigInt(rows[0]!.pruned_through), copyText: null };
   }
   const { copyText, row } = await bindForCopy<{ pruned_through: string }>(client, page, horizon);
@@ -48,8 +51,8 @@ export async function changeHorizonBindingPage(
 }
 
 /**
- * Refuses a cursor that may have missed deletions: older than the retention, or behind
- * tombstones that retention removed since it was issued.
+ * Refuses a cursor that may have missed deletions: older than the retention, or behind the
+ * owner's tombstones that retention removed since it was issued.
  */
 export function checkCursorAge(cursor: ChangeCursor, horizon: bigint, retentionDays: number, nowSeconds: number): void {
   if (cursor.issuedAt < nowSeconds - retentionDays * 86_400) {

@@ -88,12 +88,15 @@ export function idSeekSql(blockRows: string, offset: string, end: string): strin
             FROM f LEFT JOIN e ON true`;
 }
 
-/** 'YYYY-MM-01' of a 'YYYY-MM-DD' day, and the first day of the month after. */
+/**
+ * 'YYYY-MM-01' of a 'YYYY-MM-DD' day, and the first day of the month after: after December 9999,
+ * PostgreSQL's 'infinity' (it also sorts after every 'YYYY-MM-DD' as a string).
+ */
 const monthOf = (day: string): string => `${day.slice(0, 7)}-01`;
 function nextMonth(day: string): string {
   const date = new Date(`${monthOf(day)}T00:00:00Z`);
   date.setUTCMonth(date.getUTCMonth() + 1);
-  return date.toISOString().slice(0, 10);
+  return date.getUTCFullYear() > 9999 ? 'infinity' : date.toISOString().slice(0, 10);
 }
 
 /**

@@ -29,11 +29,14 @@ export function confirmedCondition(types: readonly ConfirmationType[], alias = '
   return `(${types.map((type) => `${alias}.${CONFIRMATION_TYPES[type].status} = 'Y'`).join(' OR ')})`;
 }
 
-/** The day after a 'YYYY-MM-DD' day: the open end of a range of whole days. */
-export function dayAfter(day: string): string {
+/**
+ * The day after a 'YYYY-MM-DD' day: the open end of a range of whole days. Null (no end) after
+ * 9999-12-31: no QSO date is later (ADIF dates have four-digit years).
+ */
+export function dayAfter(day: string): string | null {
   const date = new Date(`${day}T00:00:00Z`);
   date.setUTCDate(date.getUTCDate() + 1);
-  return date.toISOString().slice(0, 10);
+  return date.getUTCFullYear() > 9999 ? null : date.toISOString().slice(0, 10);
 }
 
 /** QSOs (alias `alias`) with `from` <= time_on < `to` (days 'YYYY-MM-DD', either open). */

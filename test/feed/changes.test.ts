@@ -5,7 +5,8 @@ import { createClub, createOperator } from '../helpers/fixtures.js';
 import { createStation } from '../../lib/accounts/stations.js';
 import { insertQsos } from '../helpers/qsoRows.js';
 import { lotwReport } from '../import/downloadFixtures.js';
-import { decodeCursor, encodeCursor } from '../../lib/qso/changeCursor.js';
+import { CursorCodec, type ChangeCursor } from '../../lib/qso/changeCursor.js';
+import { serverKey } from '../../lib/db/serverKeys.js';
 import { pruneChanges } from '../../lib/qso/changeRetention.js';
 import { beginQsoWriteForStations, inQsoTransaction } from '../../lib/qso/writeLock.js';
 
@@ -46,6 +47,12 @@ t.test('change feed', async (t) => {
   const server = await startTestServer(t);
   const db = server.db.pool;
   const op = await createOperator(db, { callsign: 'DL1FED' });
+  const codec = new CursorCodec(await serverKey(db, 'change_cursor'));
+  const encodeCursor = (cursor: ChangeCursor, ownerId = op.userId) => codec.encode(cursor, ownerId);
+  const decodeCursor = (text: string): ChangeCursor | null => {
+    const decoded = codec.decode(text, op.userId);
+    return decoded !== null && 'cursor' in decoded ? decoded.cursor : null;
+  };
   const portable = await createStation(db, { userId: op.userId, name: 'Portable', callsign: 'DL1FED/P' });
   const create = async (call: string, minute: number, station = op.stationId): Promise<number> => {
     const res = await server.request('/api/v2/qso', { method: 'POST', token: op.token, json: { station_profile_id: station, ...qso(call, minute) } });
@@ -183,7 +190,14 @@ t.test('change feed', async (t) => {
   });
 
   t.test('bad, foreign and expired cursors', async (t) => {
-    for (const bad of ['x', 'eyJ2IjoxfQ', encodeCursor({ txid: '1', id: 1, kind: 0, horizon: 0, issuedAt: 1 }).slice(2), 'a'.repeat(300)]) {
+    const genuine = encodeCursor({ txid: '1', id: 1, kind: 0, horizon: 0, issuedAt: Math.floor(Date.now() / 1000) });
+    const [payload, signature] = genuine.split('.') as [string, string];
+    const altered = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), t: '999999999' })).toString('base64url');
+    const forged = `${altered}.${signature}`;
+    const otherKey = new CursorCodec(Buffer.alloc(32, 7)).encode({ txid: '1', id: 1, kind: 0, horizon: 0, issuedAt: 1 }, op.userId);
+    const foreignOwner = encodeCursor({ txid: '1', id: 1, kind: 0, horizon: 0, issuedAt: 1 }, op.userId + 1);
+    t.equal((await feed(server, op.token, `?cursor=${genuine}`)).status, 200, 'the genuine cursor is fine');
+    for (const bad of ['x', 'eyJ2IjoxfQ', genuine.slice(2), `${payload}.${signature.slice(1)}`, forged, otherKey, foreignOwner, 'a'.repeat(300)]) {
       const res = await feed(server, op.token, `?cursor=${bad}`);
       t.equal(res.status, 400, bad.slice(0, 20));
       t.equal(res.body.error.code, 'validation_error');
@@ -192,6 +206,11 @@ t.test('change feed', async (t) => {
     const expired = await feed(server, op.token, `?cursor=${old}`);
     t.equal(expired.status, 410);
     t.equal(expired.body.error.code, 'cursor_expired');
+    // An unsigned cursor of the previous version: trusted by no one, so the client starts over.
+    const unsigned = Buffer.from(JSON.stringify({ v: 1, t: '5', i: 1, k: 0, h: 0, s: Math.floor(Date.now() / 1000) })).toString('base64url');
+    const legacy = await feed(server, op.token, `?cursor=${unsigned}`);
+    t.equal(legacy.status, 410, 'an unsigned cursor of the previous version: start over');
+    t.equal(legacy.body.error.code, 'cursor_expired');
     t.equal((await feed(server, op.token, '?per_page=5001')).status, 400);
     t.equal((await feed(server, op.token, '?per_page=0')).status, 400);
     const other = await createOperator(db, { callsign: 'DL3FOR' });
@@ -212,6 +231,22 @@ t.test('change feed', async (t) => {
     t.notOk(fresh.changes.some((x) => x.id === g), 'a full copy does not have it');
     t.equal((await feed(server, op.token, `?cursor=${fresh.cursor}`)).status, 200, 'a cursor issued after the pruning is fine');
     t.equal(decodeCursor(fresh.cursor)!.horizon > 0, true);
+  });
+
+  t.test("retention per owner: pruning another user's deletions expires none of this user's cursors", async (t) => {
+    const bob = await createOperator(db, { callsign: 'DL2BOB' });
+    const horizon = async (userId: number) => Number((await db.query<{ h: string | null }>(
+      'SELECT (SELECT pruned_through::text FROM qso_change_owner_horizon WHERE user_id = $1) AS h', [userId])).rows[0]!.h ?? 0);
+    const aliceBefore = await horizon(op.userId);
+    const { cursor: alice } = await follow(server, op.token, null);
+    const [gone] = await insertQsos(db, [{ station_id: bob.stationId, call: 'K1BOB', time_on: '2024-01-01 00:00:00' }]);
+    t.equal((await server.request(`/api/v2/qso/${gone}`, { method: 'DELETE', token: bob.token })).status, 204);
+    await db.query("UPDATE qso_deletions SET deleted_at = now() - interval '100 days' WHERE qso_id = $1", [gone]);
+    t.ok((await pruneChanges(db, 90)) >= 1, "Bob's tombstone is removed");
+    t.ok((await horizon(bob.userId)) > 0, "Bob's horizon moved");
+    t.equal(await horizon(op.userId), aliceBefore, "Alice's did not");
+    const res = await feed(server, op.token, `?cursor=${alice}`);
+    t.equal(res.status, 200, "Alice's cursor from before the pruning still works");
   });
 
   t.test('retention pruning while a page is read: the deletion is delivered or the cursor refused, never silently missed', async (t) => {

@@ -38,8 +38,10 @@ const isPage = (text: string) => text.startsWith('COPY (');
 t.test('lists waiting for a page connection run none of their statements on the main pool', async (t) => {
   const server = await startTestServer(t);
   const { pool, pagePool } = server.db;
-  const { token, stationId } = await createOperator(pool);
+  const { token, stationId, userId } = await createOperator(pool);
   await seedLongQsos(pool, stationId, 30);
+  // One user's lists: those beyond the user's share of the page pool wait for it before the pool.
+  const waiting = () => pagePool.waitingCount + pagePool.share!.waiting(userId);
   const held = await Promise.all(Array.from({ length: pagePool.options.max }, () => pagePool.connect()));
   const onMain = statementsOf(pool);
   const onPages = statementsOf(pagePool);
@@ -49,8 +51,8 @@ t.test('lists waiting for a page connection run none of their statements on the 
   const lists = Array.from({ length: 12 }, (_, i) => fetch(`${server.url}${paths[i % paths.length]}`, { headers: { authorization: `Bearer ${token}` } }));
   // Awaited below; a failure before then must not go unheard.
   for (const list of lists) list.catch(() => undefined);
-  for (let wait = 0; wait < 300 && pagePool.waitingCount < lists.length; wait++) await sleep(10);
-  t.equal(pagePool.waitingCount, lists.length, 'every list waits for a page connection');
+  for (let wait = 0; wait < 300 && waiting() < lists.length; wait++) await sleep(10);
+  t.equal(waiting(), lists.length, 'every list waits for a page connection');
   t.same(onMain.filter((text) => isCut(text) || isPage(text)), [], 'having run nothing of its own on the main pool');
 
   const { rows: [qso] } = await pool.query<{ id: number }>('SELECT min(id) AS id FROM qso WHERE station_id = $1', [stationId]);

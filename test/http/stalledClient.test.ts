@@ -37,7 +37,10 @@ t.test('a client that stops reading a list page is dropped and its connection fr
       held = pages.totalCount - pages.idleCount;
     }
     t.equal(held, 0, `${path}: the page's connection is freed`);
-    t.ok(Date.now() - stopped >= 1000, `${path}: not before the stall timeout (${Date.now() - stopped} ms)`);
+    const freedAfter = Date.now() - stopped;
+    t.ok(freedAfter >= 1000, `${path}: not before the stall timeout (${freedAfter} ms)`);
+    // The kernel's buffers take the first MBs while the page is produced (progress, not a stall).
+    t.ok(freedAfter < 3500, `${path}: and near it, not a timeout later (${freedAfter} ms)`);
     // What the client finds once it reads again: what was sent before the server gave up, then the end.
     const received: Buffer[] = [];
     socket.on('data', (chunk: Buffer) => received.push(chunk));
@@ -76,4 +79,36 @@ t.test('a client that reads slowly, but reads, gets the whole page', async (t) =
   t.ok(finished, `the answer arrived to its end (${bytes} bytes)`);
   t.ok(bytes > 4_000_000, 'a page of several MB, read over several pauses');
   socket.destroy();
+});
+
+/** Sends a GET, then reads `bytes` every `everyMs` (a trickle); returns the socket. */
+async function trickle(url: URL, path: string, token: string, bytes: number, everyMs: number): Promise<Socket> {
+  const socket = connect(Number(url.port), url.hostname);
+  await once(socket, 'connect');
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${token}\r\n\r\n`);
+  const timer = setInterval(() => socket.read(bytes), everyMs);
+  socket.once('close', () => clearInterval(timer));
+  return socket;
+}
+
+t.test('a client reading slower than the minimum rate is dropped after the window, its connection freed', async (t) => {
+  const server = await startTestServer(t, {
+    config: { response_stall_timeout_ms: 10_000, response_min_bytes_per_second: 256 * 1024, response_min_rate_window_ms: 1000, page_read_ahead_bytes: 0 },
+  });
+  const op = await createOperator(server.db.pool);
+  await seedLongQsos(server.db.pool, op.stationId, 5000);
+  const pages = server.services.pageDb;
+  const started = Date.now();
+  const socket = await trickle(new URL(server.url), '/api/v2/qso?per_page=5000', op.token, 4096, 100);
+  t.teardown(() => socket.destroy());
+  await sleep(300);
+  t.equal(pages.totalCount - pages.idleCount, 1, 'the page holds its connection while the client trickles');
+  let held = 1;
+  while (held > 0 && Date.now() - started < 8000) {
+    await sleep(20);
+    held = pages.totalCount - pages.idleCount;
+  }
+  const freedAfter = Date.now() - started;
+  t.equal(held, 0, `the trickling reader (about 40 KB/s) is cut off (${freedAfter} ms)`);
+  t.ok(freedAfter >= 1000 && freedAfter < 3500, `after the 1 s window, well before the 10 s stall timeout (${freedAfter} ms)`);
 });

@@ -54,7 +54,7 @@ t.test('confirmations', async (t) => {
     t.match(again, { confirmed: 0, unchanged: 3, unmatched: 1, imported: 0 }, 'idempotent: the second time only unchanged');
   });
 
-  t.test('a status only moves forward, a date is only filled or advanced', async (t) => {
+  t.test('a status only moves forward, a date is only filled or advanced, and only with its status', async (t) => {
     const op = await logWith([
       qso('K2FWA', '20240301', '1000', '20m', 'CW', [['LOTW_QSL_RCVD', 'Y'], ['LOTW_QSLRDATE', '20240310']]),
       qso('K2FWB', '20240301', '1010', '20m', 'CW', [['LOTW_QSL_RCVD', 'R']]),
@@ -67,13 +67,24 @@ t.test('confirmations', async (t) => {
       { call: 'K2FWC', date: '20240301', time: '1020', band: '20M', mode: 'CW', rcvd: 'Y', qslrdate: '20240320' },
       { call: 'K2FWD', date: '20240301', time: '1030', band: '20M', mode: 'CW', rcvd: 'R' },
     ]), { stationId: op.stationId });
-    t.match(summary, { confirmed: 3, unchanged: 1 });
+    t.match(summary, { confirmed: 2, unchanged: 2 });
     t.same(await rows(pool, op.stationId, 'call, lotw_qsl_rcvd, lotw_qslrdate::text'), [
       { call: 'K2FWA', lotw_qsl_rcvd: 'Y', lotw_qslrdate: '2024-03-10' },
-      { call: 'K2FWB', lotw_qsl_rcvd: 'R', lotw_qslrdate: '2024-03-15' },
+      { call: 'K2FWB', lotw_qsl_rcvd: 'R', lotw_qslrdate: null },
       { call: 'K2FWC', lotw_qsl_rcvd: 'Y', lotw_qslrdate: '2024-03-20' },
       { call: 'K2FWD', lotw_qsl_rcvd: 'I', lotw_qslrdate: '2024-03-15' },
-    ], 'Y never back to N; R not back to N; an empty date is filled, a later one advances; I and R are one rank');
+    ], 'Y never back to N; R not back to N (nor does its date come with the N); a later date advances with its Y; I and R are one rank');
+  });
+
+  t.test('a status that is not applied does not move its date (R under Y)', async (t) => {
+    const op = await logWith([
+      qso('K2RUY', '20240301', '1000', '20m', 'CW', [['LOTW_QSL_RCVD', 'Y'], ['LOTW_QSLRDATE', '20240310'], ['QSL_RCVD', 'Y'], ['QSLRDATE', '20240311']]),
+    ]);
+    const file = adifDocument([qso('K2RUY', '20240301', '1000', '20m', 'CW', [['LOTW_QSL_RCVD', 'R'], ['LOTW_QSLRDATE', '20240420'], ['QSL_RCVD', 'Y'], ['QSLRDATE', '20240421']])]);
+    await importText(pool, file, { stationId: op.stationId, onDuplicate: 'confirm' });
+    t.same(await rows(pool, op.stationId, 'lotw_qsl_rcvd, lotw_qslrdate::text, qsl_rcvd, qslrdate::text'), [
+      { lotw_qsl_rcvd: 'Y', lotw_qslrdate: '2024-03-10', qsl_rcvd: 'Y', qslrdate: '2024-04-21' },
+    ], "the R's date stays out; the card's Y (same rank) advances its own date");
   });
 
   t.test('matching: ±30 minutes, band, mode group; the nearest wins; ties and double claims are reported', async (t) => {

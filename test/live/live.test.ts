@@ -98,5 +98,22 @@ t.test('live updates end to end: API → publisher → worker → browser', asyn
     const station = await server.request(`/api/v2/station/${op.stationId}`, { token: op.token });
     t.ok(text.includes(`\t${station.body.data.name}\t`), 'the location by its name, not its number');
     t.same(errors, [], 'no script errors on the page');
+    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
+    t.notOk(stored.includes(op.token), 'the v2 token is in no storage of the origin');
+    const injected = await page.evaluate(() => {
+      const script = document.createElement('script');
+      script.textContent = 'window.injectedRan = true';
+      document.body.appendChild(script);
+      return (window as unknown as { injectedRan?: boolean }).injectedRan === true;
+    });
+    t.notOk(injected, 'an inline script the page does not carry is refused by the CSP');
+  });
+
+  t.test('/live: a CSP without unsafe-inline scripts', async (t) => {
+    const res = await server.request('/live');
+    const csp = res.headers.get('content-security-policy')!;
+    t.match(csp, /script-src 'sha256-[A-Za-z0-9+/=]+'/);
+    t.notMatch(csp, /unsafe-inline/);
+    t.notMatch(res.text, /localStorage\.setItem\('logbook\.token'/);
   });
 });

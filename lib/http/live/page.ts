@@ -1,9 +1,13 @@
+import { createHash } from 'node:crypto';
+
 /**
  * The live page: plain HTML and a small script, no framework. It trades the user's v2 token
  * for a browser token (`/live/token`), connects to the worker, authenticates with the first
- * frame and shows QSOs and radio state as pushes arrive. The v2 token stays in this browser's
- * localStorage; it is never sent to the worker. The app at / has the same view for a signed-in
- * user (web/src/pages/live.js); this page serves programs and people holding only a token.
+ * frame and shows QSOs and radio state as pushes arrive. The v2 token lives in the page's memory
+ * only (no storage a script of the origin could read later); it is never sent to the worker.
+ * The script and style are inline, allowed by their hashes (liveCsp), never by 'unsafe-inline'.
+ * The app at / has the same view for a signed-in user (web/src/pages/live.js); this page serves
+ * programs and people holding only a token.
  */
 export const livePage = `<!doctype html>
 <html lang="en">
@@ -85,7 +89,6 @@ export const livePage = `<!doctype html>
     if (socket) socket.close();
     names = null;
     const topic = $('topic').value.trim();
-    localStorage.setItem('logbook.token', $('token').value.trim());
     localStorage.setItem('logbook.topic', topic);
     status('getting a browser token…');
     let grant;
@@ -121,11 +124,18 @@ export const livePage = `<!doctype html>
   }
 
   $('connect-form').addEventListener('submit', (event) => { event.preventDefault(); connect(); });
-  $('token').value = localStorage.getItem('logbook.token') || '';
+  localStorage.removeItem('logbook.token');
   $('topic').value = localStorage.getItem('logbook.topic') || '';
-  if (!$('topic').value && $('token').value) api('/api/v2/token').then((t) => { $('topic').value = 'qsos_user.' + t.user_id; }).catch(() => {});
 })();
 </script>
 </body>
 </html>
 `;
+
+const inlineHash = (tag: string): string => {
+  const text = new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`).exec(livePage)![1]!;
+  return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+};
+
+/** The live page's Content-Security-Policy: its own inline script and style by hash, nothing else inline; never framed. */
+export const liveCsp = `default-src 'self'; connect-src 'self' ws: wss:; script-src ${inlineHash('script')}; style-src ${inlineHash('style')}; frame-ancestors 'none'`;

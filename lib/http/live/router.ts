@@ -7,7 +7,7 @@ import { browserTokenKey } from '../../worker/workerKeys.js';
 import { DEFAULT_BROWSER_TOKEN_TTL_SECONDS, workerUrls } from '../../config.js';
 import type { Services } from '../../services.js';
 import { mayWatchTopic } from './topicAccess.js';
-import { livePage } from './page.js';
+import { liveCsp, livePage } from './page.js';
 import { enforceRateLimit } from '../rateLimit.js';
 import { clientAddress } from '../clientAddress.js';
 import { PRE_AUTH_BUCKET } from '../../ratelimit/types.js';
@@ -24,7 +24,7 @@ export function liveRouter(services: Services): Router {
     ctx.state.resource = 'live_page';
     ctx.type = 'text/html; charset=utf-8';
     // Never framed by another site (clickjacking): frame-ancestors, and X-Frame-Options for older browsers.
-    ctx.set('Content-Security-Policy', "default-src 'self'; connect-src 'self' ws: wss:; script-src 'unsafe-inline'; style-src 'unsafe-inline'; frame-ancestors 'none'");
+    ctx.set('Content-Security-Policy', liveCsp);
     ctx.set('X-Frame-Options', 'DENY');
     ctx.body = livePage;
   });

@@ -3,6 +3,7 @@ import { ApiError } from '../errors.js';
 import { sendError } from '../envelope.js';
 import type { Logger } from '../../log.js';
 import { redactPath } from '../redact.js';
+import { OwnerShareBusyError } from '../../db/ownerShare.js';
 
 /**
  * Turns thrown errors into the error envelope. Anything that is not an ApiError is logged with
@@ -15,6 +16,12 @@ export function errorHandler(logger: Logger): Middleware {
     } catch (error) {
       if (error instanceof ApiError) {
         sendError(ctx, error);
+        return;
+      }
+      if (error instanceof OwnerShareBusyError) {
+        sendError(ctx, new ApiError(429, 'rate_limited', `${error.message}; try again in ${error.retryAfterSeconds} seconds`, {
+          retry_after: error.retryAfterSeconds,
+        }, { 'Retry-After': String(error.retryAfterSeconds) }));
         return;
       }
       // The client went away and its queries were terminated: nothing is wrong, nobody is listening.

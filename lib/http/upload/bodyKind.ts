@@ -12,11 +12,13 @@ export const DOCUMENT_TYPES = ['text/plain', 'application/octet-stream', 'applic
 const SNIFFED_TYPES = new Set(['', 'application/x-www-form-urlencoded']);
 
 /**
- * The kind of body from its media type (`type` without parameters, lower case); for a missing
+ * The kind of body from its media type (`type` without parameters, in any case: media types are
+ * case-insensitive, RFC 9110 8.3.1); for a missing
  * or form-encoded type, from its first non-blank byte (`{` or `[` is JSON, anything else a
  * document). 415 for a media type that is none of these.
  */
-export async function bodyKind(type: string, contentType: string, body: Readable): Promise<BodyKind> {
+export async function bodyKind(mediaType: string, contentType: string, body: Readable): Promise<BodyKind> {
+  const type = mediaType.trim().toLowerCase();
   if (type === 'application/json' || type.endsWith('+json')) return { kind: 'json' };
   if (type === 'multipart/form-data') return { kind: 'multipart', boundary: multipartBoundary(contentType) };
   if ((DOCUMENT_TYPES as readonly string[]).includes(type)) return { kind: 'document' };

@@ -1,3 +1,4 @@
+import { claimOwner } from '../../db/queryScope.js';
 import type { Context } from 'koa';
 import type pg from 'pg';
 import { keyHash, type V1Key } from '../../auth/keys.js';
@@ -67,6 +68,7 @@ async function judgeKey(ctx: Context, services: Services, presented: unknown): P
   if (!holder) return null;
   await refund();
   ctx.state.keyId = holder.id;
+  claimOwner(holder.userId);
   return holder;
 }
 

@@ -1,3 +1,4 @@
+import { claimOwner } from '../../db/queryScope.js';
 import type { Context, Middleware } from 'koa';
 import { ApiError, notFound } from '../errors.js';
 import { metaFor, sendData } from '../envelope.js';
@@ -96,6 +97,7 @@ export function v2Dispatcher(resources: ResourceDefinition[], services: Services
     await enforceRateLimit(services, PRE_AUTH_BUCKET, clientAddress(ctx, services.config));
     const principal = await authenticate(services.credentials.tokens, presentedToken(ctx.get('authorization'), ctx.get('x-api-key')));
     ctx.state.tokenId = principal.tokenId;
+    claimOwner(principal.userId);
     await enforceRateLimit(services, `api_v2_${resource.name}`, `token_${principal.tokenId}`);
     if (resource.scoped) {
       const required = requiredScope(resource, verb);

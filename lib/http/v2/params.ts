@@ -17,15 +17,23 @@ export interface Pagination {
   offset: number;
 }
 
-function positiveInt(value: string | undefined): number | null {
-  if (!present(value) || !/^-?\d{1,9}$/.test(value)) return null;
+/** The highest page asked for: beyond it an offset would no longer be an exact number. */
+export const MAX_PAGE = 999_999_999;
+
+function integer(value: string | undefined): number | null {
+  if (!present(value) || !/^-?\d+$/.test(value)) return null;
   return Number(value);
 }
 
-/** page < 1 → 1; per_page < 1 → default, above the cap → the cap (clamped, not rejected). */
+/**
+ * page < 1 → 1; per_page < 1 → default, above the cap → the cap (clamped, not rejected). A page
+ * beyond MAX_PAGE is 400: answering page 1 (or an inexact offset) instead would be silently wrong.
+ */
 export function parsePagination(query: Record<string, string>, defaultPerPage: number, maxPerPage: number): Pagination {
-  const page = Math.max(1, positiveInt(query.page) ?? 1);
-  let perPage = positiveInt(query.per_page) ?? defaultPerPage;
+  const requested = integer(query.page) ?? 1;
+  if (requested > MAX_PAGE) throw validationError(`Parameter "page" must be at most ${MAX_PAGE}`, { field: 'page', maximum: MAX_PAGE });
+  const page = Math.max(1, requested);
+  let perPage = integer(query.per_page) ?? defaultPerPage;
   if (perPage < 1) perPage = defaultPerPage;
   perPage = Math.min(perPage, maxPerPage);
   return { page, perPage, offset: (page - 1) * perPage };
@@ -98,6 +106,8 @@ export function parseStationIds(principal: Principal, query: Record<string, stri
   const value = query[name];
   if (!present(value)) return owned;
   const parts = value.split(',').map((p) => p.trim()).filter(Boolean);
+  // `station_id=,,,` names no location: an empty log would look like a real answer.
+  if (!parts.length) throw validationError(`${name} names no station location`, { field: name });
   if (parts.some((p) => !/^\d{1,10}$/.test(p))) throw validationError(`${name} values must be numeric`, { field: name });
   const ids = [...new Set(parts.map(Number))];
   const ownedSet = new Set(owned);

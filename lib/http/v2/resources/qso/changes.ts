@@ -4,7 +4,7 @@ import { parseStationIds, present } from '../../params.js';
 import type { Handler, JsonSchema } from '../../resource.js';
 import { qsoSchema } from './schemas.js';
 import { restrictedOperator } from '../../principal.js';
-import { decodeCursor, encodeCursor, type ChangeCursor } from '../../../../qso/changeCursor.js';
+import type { ChangeCursor, CursorCodec } from '../../../../qso/changeCursor.js';
 import {
   ChangePageFromCopy, changeHorizonBindingPage, changePageStatements, checkCursorAge, CursorExpiredError, nextPosition, pageOutlook,
   type ChangeRequest,
@@ -35,11 +35,17 @@ function parseOmitEmpty(query: Record<string, string>): boolean {
   throw validationError('omit_empty must be true or false', { field: 'omit_empty' });
 }
 
-function parseCursor(query: Record<string, string>): ChangeCursor | null {
+/**
+ * The client's cursor: 400 when it is not one this instance signed for this owner (forged,
+ * altered, another user's); 410 for an unsigned one of an older version, which cannot be
+ * trusted to have seen every deletion: the client starts over as after any expiry.
+ */
+function parseCursor(query: Record<string, string>, codec: CursorCodec, ownerId: number): ChangeCursor | null {
   if (query.cursor === undefined) return null;
-  const cursor = decodeCursor(query.cursor);
-  if (cursor === null) throw validationError('cursor is not a cursor this feed gave out; start without one for a full copy', { field: 'cursor' });
-  return cursor;
+  const decoded = codec.decode(query.cursor, ownerId);
+  if (decoded === null) throw validationError('cursor is not a cursor this feed gave out; start without one for a full copy', { field: 'cursor' });
+  if ('unsigned' in decoded) throw new ApiError(410, 'cursor_expired', 'the cursor was issued before cursors were signed: start again without a cursor for a full copy');
+  return decoded.cursor;
 }
 
 /** This request's URL with the cursor of the next page. */
@@ -73,7 +79,8 @@ export const listChanges: Handler = async (request) => {
   const { ctx, query, services, principal } = request;
   const perPage = parsePerPage(query);
   const omitEmpty = parseOmitEmpty(query);
-  const cursor = parseCursor(query);
+  const codec = await services.changeCursors();
+  const cursor = parseCursor(query, codec, principal.userId);
   const stationIds = parseStationIds(principal, query);
   const now = Math.floor(Date.now() / 1000);
   const change: ChangeRequest = {
@@ -90,10 +97,10 @@ export const listChanges: Handler = async (request) => {
     await beginSnapshot(client);
     // The page's values go with the horizon's read: one round trip.
     const statements = stationIds.length > 0 ? changePageStatements(change, bounds) : null;
-    const { horizon, copyText } = await changeHorizonBindingPage(client, statements?.page ?? null);
+    const { horizon, copyText } = await changeHorizonBindingPage(client, principal.userId, statements?.page ?? null);
     if (cursor !== null) refuseExpired(cursor, horizon, services.config.change_retention_days, now);
     const changes = new ChangePageFromCopy(perPage, omitEmpty);
-    const cursorAt = (position: Pick<ChangeCursor, 'txid' | 'id' | 'kind'>) => encodeCursor({ ...position, horizon: Number(horizon), issuedAt: now });
+    const cursorAt = (position: Pick<ChangeCursor, 'txid' | 'id' | 'kind'>) => codec.encode({ ...position, horizon: Number(horizon), issuedAt: now }, principal.userId);
     const meta = () => {
       const position = nextPosition(changes.last, changes.hasMore, bounds, cursor);
       return { ...request.meta, cursor: cursorAt(position), has_more: changes.hasMore };
