@@ -262,11 +262,10 @@ CREATE TABLE qso (
   CONSTRAINT qso_station_id_fkey FOREIGN KEY (station_id) REFERENCES stations(id) ON DELETE CASCADE
 );
 
-CREATE TABLE qso_change_horizon (
-  singleton boolean DEFAULT true NOT NULL,
+CREATE TABLE qso_change_owner_horizon (
+  user_id integer NOT NULL,
   pruned_through bigint DEFAULT 0 NOT NULL,
-  CONSTRAINT qso_change_horizon_pkey PRIMARY KEY (singleton),
-  CONSTRAINT qso_change_horizon_singleton_check CHECK (singleton)
+  CONSTRAINT qso_change_owner_horizon_pkey PRIMARY KEY (user_id)
 );
 
 CREATE TABLE qso_counts (
@@ -355,6 +354,14 @@ CREATE TABLE schema_migrations (
   version text NOT NULL,
   applied_at timestamp with time zone DEFAULT now() NOT NULL,
   CONSTRAINT schema_migrations_pkey PRIMARY KEY (version)
+);
+
+CREATE TABLE server_keys (
+  name text NOT NULL,
+  secret bytea NOT NULL,
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT server_keys_pkey PRIMARY KEY (name),
+  CONSTRAINT server_keys_secret_check CHECK ((length(secret) >= 32))
 );
 
 CREATE TABLE stations (
