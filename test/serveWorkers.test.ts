@@ -58,8 +58,9 @@ async function startServe(t: Test, databaseUrl: string, args: string[]): Promise
 
 t.test('the instance runs as many page statements at once as it has cores, whatever --workers is', async (t) => {
   const db = await testDatabase(t);
-  const op = await createOperator(db.pool);
-  await seedLongQsos(db.pool, op.stationId, 5000);
+  // Two owners: one owner holds at most half a pool's connections (lib/db/ownerShare.ts).
+  const owners = [await createOperator(db.pool), await createOperator(db.pool)];
+  for (const owner of owners) await seedLongQsos(db.pool, owner.stationId, 5000);
   // Pages of several MB whose clients read nothing: each holds its page connection (its COPY,
   // in its snapshot) until the stall timeout, so the held ones are the page connections there are.
   const heldPages = async () => (await db.pool.query<{ n: number }>(
@@ -78,7 +79,7 @@ t.test('the instance runs as many page statements at once as it has cores, whate
       const socket = connect(Number(port), hostname);
       await once(socket, 'connect');
       socket.pause();
-      socket.write(`GET /api/v2/qso?per_page=5000 HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${op.token}\r\n\r\n`);
+      socket.write(`GET /api/v2/qso?per_page=5000 HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${owners[i % 2]!.token}\r\n\r\n`);
       sockets.push(socket);
     }
     let held = 0;
