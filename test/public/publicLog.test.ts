@@ -1,5 +1,5 @@
 import t from 'tap';
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createOperator, type Operator } from '../helpers/fixtures.js';
 import { insertQsos, utc } from '../helpers/qsoRows.js';
@@ -12,6 +12,14 @@ async function publishedLogbook(server: TestServer, op: Operator, json: Record<s
   const res = await server.request('/api/v2/logbook', { method: 'POST', token: op.token, json: { name: `Pub ${Math.random()}`, station_ids: `${op.stationId}`, public: true, ...json } });
   t.equal(res.status, 201, res.text);
   return res.body.data;
+}
+
+/** The CLI, run without blocking this process (its server must keep answering meanwhile). */
+function cli(databaseUrl: string, ...args: string[]): Promise<{ status: number; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [logbookBin, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl, LOGBOOK_QUIET: '1' }, encoding: 'utf8' },
+      (error, _stdout, stderr) => resolve({ status: error ? Number(error.code ?? 1) : 0, stderr }));
+  });
 }
 
 const recentHour = (minutesAgo: number): string => utc(new Date(Date.now() - minutesAgo * 60_000));
@@ -39,16 +47,15 @@ t.test('public log', async (t) => {
     t.equal((await server.request(`/api/public/${slug}/search?call=K1ABC`)).status, 404);
     t.equal((await server.request('/api/public/bad%20slug')).text, unknown.text);
 
-    const cli = spawnSync(process.execPath, [logbookBin, 'logbook', 'publish', String(id), '--hide-frequency', '--banner', 'CLI banner', '--json'],
-      { env: { ...process.env, DATABASE_URL: server.db.url, LOGBOOK_QUIET: '1' }, encoding: 'utf8' });
-    t.equal(cli.status, 0, cli.stderr);
+    const published = await cli(server.db.url, 'logbook', 'publish', String(id), '--hide-frequency', '--banner', 'CLI banner', '--json');
+    t.equal(published.status, 0, published.stderr);
     const back = await server.request(`/api/public/${slug}`);
     t.equal(back.status, 200);
     t.match(back.body.data, { banner: 'CLI banner', show_frequency: false, show_times: false });
-    const off = spawnSync(process.execPath, [logbookBin, 'logbook', 'unpublish', String(id)], { env: { ...process.env, DATABASE_URL: server.db.url, LOGBOOK_QUIET: '1' }, encoding: 'utf8' });
+    const off = await cli(server.db.url, 'logbook', 'unpublish', String(id));
     t.equal(off.status, 0, off.stderr);
     t.equal((await server.request(`/api/public/${slug}`)).status, 404, 'the CLI takes it down at once');
-    t.not(spawnSync(process.execPath, [logbookBin, 'logbook', 'publish', '999999'], { env: { ...process.env, DATABASE_URL: server.db.url, LOGBOOK_QUIET: '1' }, encoding: 'utf8' }).status, 0);
+    t.not((await cli(server.db.url, 'logbook', 'publish', '999999')).status, 0, 'an unknown logbook is an error');
   });
 
   t.test('what each setting hides is absent from the JSON; nothing unpublished leaves', async (t) => {
