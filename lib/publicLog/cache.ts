@@ -15,14 +15,19 @@ export const MAX_ANSWER_AGE_MS = 30_000;
 const MAX_LOGBOOKS = 1000;
 const MAX_SEARCHES_PER_LOGBOOK = 10_000;
 
+/**
+ * One generation of a logbook's answers: valid while nothing commits that `snapshot` does not
+ * see. Answers are made on demand, each once (concurrent askers share the promise), in later
+ * snapshots, which see at least as much: a commit after `snapshot` ends the generation anyway.
+ */
 interface Entry {
-  /** The published settings and locations the answers were made for. */
+  /** The published settings and locations the answers are made for. */
   key: string;
   logbook: PublishedLogbook;
   snapshot: string;
-  builtAt: number;
-  page: CachedAnswer;
-  searches: Map<string, CachedAnswer>;
+  createdAt: number;
+  page?: Promise<CachedAnswer>;
+  searches: Map<string, Promise<CachedAnswer>>;
   /** Whether the logbook changed since `snapshot`, asked together by the requests waiting for it. */
   check: () => Promise<PublishedState | null>;
 }
@@ -69,36 +74,43 @@ export function nextRun<T>(work: () => Promise<T>): () => Promise<T> {
  */
 export class PublicLogCache {
   private readonly entries = new Map<string, Entry>();
-  private readonly builds = new Map<string, { startedAt: number; done: Promise<Entry | null> }>();
-  private tick = 0;
+  /** The generation made from a (shared) check's answer: the requests that shared it share this too. */
+  private readonly successors = new WeakMap<PublishedState, Entry>();
 
   constructor(private readonly db: pg.Pool, private readonly now: () => number = Date.now) {}
 
   /** The page's JSON; null when the slug is not a published logbook. */
   async page(slug: string): Promise<CachedAnswer | null> {
-    return (await this.fresh(slug))?.page ?? null;
+    const entry = await this.fresh(slug);
+    if (!entry) return null;
+    entry.page ??= this.once(entry, () => readPublicLog(this.db, entry.logbook.stationIds).then((rows) => answer(presentPublicLog(entry.logbook, rows))));
+    return entry.page;
   }
 
   /** Where `call` (upper case, validated) is in the log; null when the slug is not published. */
   async search(slug: string, call: string): Promise<CachedAnswer | null> {
     const entry = await this.fresh(slug);
     if (!entry) return null;
-    const cached = entry.searches.get(call);
-    if (cached) return cached;
-    const rows = await outsideQueryScope(() => searchPublicLog(this.db, entry.logbook.stationIds, call));
-    const found = answer(presentSearch(entry.logbook, call, rows));
-    if (entry.searches.size >= MAX_SEARCHES_PER_LOGBOOK) entry.searches.clear();
-    entry.searches.set(call, found);
+    let found = entry.searches.get(call);
+    if (!found) {
+      if (entry.searches.size >= MAX_SEARCHES_PER_LOGBOOK) entry.searches.clear();
+      found = this.once(entry, () => searchPublicLog(this.db, entry.logbook.stationIds, call).then((rows) => answer(presentSearch(entry.logbook, call, rows))));
+      entry.searches.set(call, found);
+      found.catch(() => entry.searches.delete(call));
+    }
     return found;
   }
 
-  /** Forgets a logbook's answers (unpublished: its memory goes at once). */
-  forget(slug: string): void {
-    this.entries.delete(slug);
+  /** Work shared by the requests of a generation, outside any one request's query scope; a failure is not kept. */
+  private once(entry: Entry, work: () => Promise<CachedAnswer>): Promise<CachedAnswer> {
+    const made = outsideQueryScope(work);
+    made.catch(() => {
+      if (entry.page === made) entry.page = undefined;
+    });
+    return made;
   }
 
   private async fresh(slug: string): Promise<Entry | null> {
-    const asked = ++this.tick;
     const entry = this.entries.get(slug);
     // An unknown or unpublished slug costs the same statement as a published one's check.
     const state = entry ? await entry.check() : await readPublishedState(this.db, slug, null);
@@ -106,48 +118,27 @@ export class PublicLogCache {
       this.entries.delete(slug);
       return null;
     }
-    const current = this.entries.get(slug);
-    if (current && this.usable(current, state) && current === entry) return current;
-    return this.rebuild(slug, asked);
-  }
-
-  private usable(entry: Entry, state: PublishedState): boolean {
-    return !state.changedSince && entry.key === JSON.stringify(state.logbook) && this.now() - entry.builtAt < MAX_ANSWER_AGE_MS;
-  }
-
-  /** A build that started after the request arrived is shared; an older one could miss a commit the request must see. */
-  private rebuild(slug: string, asked: number): Promise<Entry | null> {
-    const running = this.builds.get(slug);
-    if (running && running.startedAt > asked) return running.done;
-    const startedAt = ++this.tick;
-    const done = outsideQueryScope(() => this.build(slug)).finally(() => {
-      if (this.builds.get(slug)?.done === done) this.builds.delete(slug);
-    });
-    this.builds.set(slug, { startedAt, done });
-    return done;
-  }
-
-  private async build(slug: string): Promise<Entry | null> {
-    const builtAt = this.now();
-    const state = await readPublishedState(this.db, slug, null);
-    if (!state) {
+    if (entry && !state.changedSince && entry.key === JSON.stringify(state.logbook) && this.now() - entry.createdAt < MAX_ANSWER_AGE_MS) return entry;
+    // The check ran after this request arrived, so its snapshot misses no commit the request must see.
+    let next = this.successors.get(state);
+    if (!next) {
+      next = this.generation(slug, state);
+      this.successors.set(state, next);
       this.entries.delete(slug);
-      return null;
+      if (this.entries.size >= MAX_LOGBOOKS) this.entries.delete(this.entries.keys().next().value!);
+      this.entries.set(slug, next);
     }
-    const { logbook } = state;
-    const rows = await readPublicLog(this.db, logbook.stationIds);
-    const entry: Entry = {
+    return next;
+  }
+
+  private generation(slug: string, { logbook, snapshot }: PublishedState): Entry {
+    return {
       key: JSON.stringify(logbook),
       logbook,
-      snapshot: rows.snapshot,
-      builtAt,
-      page: answer(presentPublicLog(logbook, rows)),
+      snapshot,
+      createdAt: this.now(),
       searches: new Map(),
-      check: nextRun(() => outsideQueryScope(() => readPublishedState(this.db, slug, rows.snapshot))),
+      check: nextRun(() => outsideQueryScope(() => readPublishedState(this.db, slug, snapshot))),
     };
-    this.entries.delete(slug);
-    if (this.entries.size >= MAX_LOGBOOKS) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(slug, entry);
-    return entry;
   }
 }
