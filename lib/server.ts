@@ -10,7 +10,7 @@ import { RateLimiter } from './ratelimit/limiter.js';
 import { MemoryRateLimitStore } from './ratelimit/memoryStore.js';
 import { PostgresRateLimitStore } from './ratelimit/postgresStore.js';
 import { RedisRateLimitStore } from './ratelimit/redisStore.js';
-import { SIGN_IN_ACCOUNT_BUCKET, SIGN_IN_ADDRESS_BUCKET, type RateLimitMap, type RateLimitStore } from './ratelimit/types.js';
+import { PUBLIC_BUCKET, PUBLIC_DEFAULT_LIMIT, SIGN_IN_ACCOUNT_BUCKET, SIGN_IN_ADDRESS_BUCKET, type RateLimitMap, type RateLimitStore } from './ratelimit/types.js';
 import type { EventPublisher, Services } from './services.js';
 import { scheduleChangePruning } from './qso/changeRetention.js';
 import { CursorCodec } from './qso/changeCursor.js';
@@ -30,6 +30,7 @@ import { logbookHome } from './db/embedded.js';
 import { prepareSpoolFolder } from './http/spool.js';
 import { UploadSlots } from './http/upload/uploadSlots.js';
 import { READ_AHEAD_PAGES, ReadAheadBudget } from './http/readAhead.js';
+import { PublicLogCache } from './publicLog/cache.js';
 
 const noEvents: EventPublisher = { publish: () => undefined, close: async () => undefined };
 
@@ -85,6 +86,8 @@ export function createServices(options: ServiceOptions & { spoolFolder: string }
     metrics,
     rateLimiter: new RateLimiter(options.config.api_rate_limits, limits, options.clock),
     signInLimiter: new RateLimiter(signInBuckets(options.config.sign_in_limits), limits, options.clock),
+    publicLimiter: new RateLimiter({ [PUBLIC_BUCKET]: options.config.api_rate_limits?.[PUBLIC_BUCKET] ?? PUBLIC_DEFAULT_LIMIT }, limits, options.clock),
+    publicLogs: new PublicLogCache(options.db.pool),
     events,
     credentials: {
       tokens: new BatchedLookup((hashes) => lookupTokens(options.db.pool, hashes)),

@@ -1,3 +1,4 @@
+import type { PublicLogCache } from './publicLog/cache.js';
 import type { ScopedPool } from './db/queryScope.js';
 import type { LiveHealth } from './live/publisher.js';
 import type { Config } from './config.js';
@@ -46,6 +47,10 @@ export interface Services {
   rateLimiter: RateLimiter;
   /** Failed sign-ins to the browser app (its own limits, the same store as rateLimiter). */
   signInLimiter: RateLimiter;
+  /** The public live log's limit per client address (bucket `public`, on by default; lib/http/public/router.ts). */
+  publicLimiter: RateLimiter;
+  /** The public live log's answers, kept while their logbook has not changed (lib/publicLog/cache.ts). */
+  publicLogs: PublicLogCache;
   events: EventPublisher;
   credentials: CredentialLookups;
   /** Single creates and loggers' few QSOs, stored together with the others arriving meanwhile (over `db`). */

@@ -146,7 +146,12 @@ CREATE TABLE logbooks (
   slug text,
   active boolean DEFAULT false NOT NULL,
   created_at timestamp with time zone DEFAULT now() NOT NULL,
+  public boolean DEFAULT false NOT NULL,
+  public_show_times boolean DEFAULT false NOT NULL,
+  public_show_frequency boolean DEFAULT true NOT NULL,
+  public_banner text DEFAULT ''::text NOT NULL,
   CONSTRAINT logbooks_pkey PRIMARY KEY (id),
+  CONSTRAINT logbooks_public_banner_length CHECK ((char_length(public_banner) <= 500)),
   CONSTRAINT logbooks_slug_key UNIQUE (slug),
   CONSTRAINT logbooks_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE,
   CONSTRAINT logbooks_user_id_name_key UNIQUE (user_id, name)
@@ -456,6 +461,8 @@ CREATE UNIQUE INDEX qso_dupe_key ON public.qso USING btree (station_id, call, da
 
 CREATE INDEX qso_station_id ON public.qso USING btree (station_id, id) INCLUDE (band, mode, submode, prop_mode, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status);
 
+CREATE INDEX qso_station_public_base_call ON public.qso USING btree (station_id, public_log_base_call(call));
+
 CREATE INDEX qso_station_time ON public.qso USING btree (station_id, time_on DESC, id DESC) INCLUDE (band, mode, submode, prop_mode, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status);
 
 CREATE INDEX qso_station_txid ON public.qso USING btree (station_id, txid, id);
@@ -506,6 +513,16 @@ BEGIN
   PERFORM pg_notify('logbook_token_revoked', OLD.id::text);
   RETURN NULL;
 END;
+$function$;
+
+CREATE OR REPLACE FUNCTION public.public_log_base_call(call text)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE STRICT
+AS $function$
+  SELECT CASE WHEN s ~ '^[^/]+/[^/]+$' AND length(split_part(s, '/', 2)) >= length(split_part(s, '/', 1))
+              THEN split_part(s, '/', 2) ELSE s END
+    FROM (SELECT regexp_replace(upper(call), '(/(P|M|MM|QRP))+$', '') AS s) AS stripped
 $function$;
 
 CREATE OR REPLACE FUNCTION public.qsl_status_rank(status text)

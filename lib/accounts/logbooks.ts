@@ -9,6 +9,34 @@ export interface NewLogbook {
   slug?: string;
   stationIds: number[];
   active?: boolean;
+  publication?: Partial<Publication>;
+}
+
+/** What a logbook's owner publishes of it (docs/public-log.md); the defaults are the columns'. */
+export interface Publication {
+  public: boolean;
+  public_show_times: boolean;
+  public_show_frequency: boolean;
+  public_banner: string;
+}
+
+export const PUBLIC_BANNER_LIMIT = 500;
+const PUBLICATION_FIELDS = ['public', 'public_show_times', 'public_show_frequency', 'public_banner'] as const;
+
+/**
+ * Sets the given publication fields of a logbook (by id, whoever owns it: callers scope it);
+ * false when there is no such logbook. Bound parameters only: the column names come from the
+ * fixed list above, never from the caller.
+ */
+export async function setPublication(db: Pick<pg.PoolClient, 'query'>, logbookId: number, changes: Partial<Publication>): Promise<boolean> {
+  const fields = PUBLICATION_FIELDS.filter((field) => changes[field] !== undefined);
+  if (fields.length === 0) {
+    const { rowCount } = await db.query('SELECT 1 FROM logbooks WHERE id = $1', [logbookId]);
+    return rowCount === 1;
+  }
+  const assignments = fields.map((field, i) => `${field} = $${i + 2}`).join(', ');
+  const { rowCount } = await db.query(`UPDATE logbooks SET ${assignments} WHERE id = $1`, [logbookId, ...fields.map((field) => changes[field])]);
+  return rowCount === 1;
 }
 
 export class LogbookError extends Error {}
@@ -35,6 +63,7 @@ export async function createLogbook(db: pg.Pool, logbook: NewLogbook): Promise<{
       [logbook.userId, logbook.name, slug, active],
     );
     const id = rows[0]!.id;
+    if (logbook.publication) await setPublication(client, id, logbook.publication);
     await client.query('INSERT INTO logbook_stations (logbook_id, station_id) SELECT $1, unnest($2::int[])', [id, logbook.stationIds]);
     await client.query('COMMIT');
     return { id, slug };

@@ -4,9 +4,9 @@ import { hashPassword, MAX_PASSWORD_LENGTH, passwordProblem } from '../auth/pass
 import { addClubMember, parseClubLevel, removeClubMember } from '../accounts/clubs.js';
 import { createStation, listStations } from '../accounts/stations.js';
 import { stationPlace, type StationPlace } from '../accounts/stationDefaults.js';
-import { createLogbook } from '../accounts/logbooks.js';
+import { createLogbook, PUBLIC_BANNER_LIMIT, setPublication, type Publication } from '../accounts/logbooks.js';
 import { formatTable } from './table.js';
-import { optionalInteger, optionalString, parseId, requireId, requireString, UsageError, type Command, type OptionValues } from './command.js';
+import { optionalInteger, optionalString, parseId, requireId, requireString, UsageError, type Command, type CommandContext, type OptionValues } from './command.js';
 
 const json = { json: { type: 'boolean' } } as const;
 
@@ -183,5 +183,41 @@ export const logbookAdd: Command = {
     const db = await database();
     const { id, slug } = await createLogbook(db.pool, { userId, name: requireString(values, 'name'), slug: optionalString(values, 'slug'), stationIds });
     result({ id, slug }, `logbook ${id} created, public slug ${slug}`);
+  },
+};
+
+async function changePublication(context: CommandContext, changes: Partial<Publication>, done: string): Promise<void> {
+  const id = parseId(context.positionals[0]!, 'ID');
+  const db = await context.database();
+  if (!(await setPublication(db.pool, id, changes))) throw new Error(`no logbook ${id}`);
+  context.result({ id, ...changes }, `logbook ${id} ${done}`);
+}
+
+export const logbookPublish: Command = {
+  name: 'logbook publish',
+  usage: 'logbook publish ID [--show-times] [--hide-frequency] [--banner TEXT] [--json]',
+  options: { ...json, 'show-times': { type: 'boolean' }, 'hide-frequency': { type: 'boolean' }, banner: { type: 'string' } },
+  positionals: { min: 1, max: 1 },
+  async run(context) {
+    const { values } = context;
+    const banner = optionalString(values, 'banner');
+    if (banner !== undefined && [...banner].length > PUBLIC_BANNER_LIMIT) throw new UsageError(`--banner may be at most ${PUBLIC_BANNER_LIMIT} characters long`);
+    const changes: Partial<Publication> = {
+      public: true,
+      public_show_times: values['show-times'] === true,
+      public_show_frequency: values['hide-frequency'] !== true,
+      ...(banner === undefined ? {} : { public_banner: banner }),
+    };
+    await changePublication(context, changes, 'published');
+  },
+};
+
+export const logbookUnpublish: Command = {
+  name: 'logbook unpublish',
+  usage: 'logbook unpublish ID [--json]',
+  options: json,
+  positionals: { min: 1, max: 1 },
+  async run(context) {
+    await changePublication(context, { public: false }, 'unpublished');
   },
 };

@@ -60,6 +60,14 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     summary: 'create a logbook (a public slug over some locations)',
     flags: { user: 'owner user id', name: 'logbook name', slug: 'public slug (default: from the name)', stations: 'comma-separated station location ids', ...json },
   },
+  'logbook publish': {
+    summary: 'publish a logbook at /public/{slug} (docs/public-log.md)',
+    flags: {
+      'show-times': 'show QSO times on the public page (default: hidden)', 'hide-frequency': 'hide frequencies on the public page (default: shown)',
+      banner: 'text shown on the page, at most 500 characters (default: keep the current one)', ...json,
+    },
+  },
+  'logbook unpublish': { summary: 'take a logbook\'s public page down at once', flags: { ...json } },
   'token create': {
     summary: 'create a v2 API token (shown once)',
     flags: {

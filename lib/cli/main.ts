@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from '../config.js';
 import { createLogger } from '../log.js';
 import { UsageError, type Command, type OptionValues } from './command.js';
 import { commandHelp, overview } from './help.js';
-import { clubMemberAdd, clubMemberRemove, logbookAdd, stationAdd, stationList, userAdd, userList, userSetPassword } from './accountCommands.js';
+import { clubMemberAdd, clubMemberRemove, logbookAdd, logbookPublish, logbookUnpublish, stationAdd, stationList, userAdd, userList, userSetPassword } from './accountCommands.js';
 import { keyCreate, tokenCreate, tokenList, tokenRevoke } from './tokenCommands.js';
 import { migrateCommand, serveCommand } from './serverCommands.js';
 import { exportCommand, importCommand } from './importExportCommands.js';
@@ -31,7 +31,7 @@ function isClosedOutput(error: unknown): boolean {
 }
 
 export const commands: Command[] = [
-  serveCommand, migrateCommand, userAdd, userList, userSetPassword, clubMemberAdd, clubMemberRemove, stationAdd, stationList, logbookAdd,
+  serveCommand, migrateCommand, userAdd, userList, userSetPassword, clubMemberAdd, clubMemberRemove, stationAdd, stationList, logbookAdd, logbookPublish, logbookUnpublish,
   tokenCreate, tokenRevoke, tokenList, keyCreate, importCommand, exportCommand, workerCommand,
 ];
 

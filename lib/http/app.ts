@@ -15,6 +15,7 @@ import { v2Resources } from './v2/resources/index.js';
 import type { ResourceDefinition } from './v2/resource.js';
 import { v1Router } from './v1/router.js';
 import { liveRouter } from './live/router.js';
+import { publicLogRouter } from './public/router.js';
 import { webAppRouter } from './webApp/router.js';
 import { appRouter } from './app/router.js';
 import { trustedProxies } from './clientAddress.js';
@@ -61,6 +62,7 @@ export function createApp(services: Services, options: AppOptions = {}): Koa {
   app.use(router.routes());
   app.use(v1Router(services).routes());
   app.use(liveRouter(services).routes());
+  app.use(publicLogRouter(services).routes());
   app.use(appRouter(services).routes());
   app.use(webAppRouter().routes());
   app.use(async (ctx) => {

@@ -30,6 +30,13 @@ export interface RateLimitStore {
  */
 export const PRE_AUTH_BUCKET = 'api_v2_auth';
 
+/**
+ * The public live log's bucket, per client address: `api_rate_limits.public` when configured,
+ * else PUBLIC_DEFAULT_LIMIT, even with api_rate_limits unset (docs/public-log.md).
+ */
+export const PUBLIC_BUCKET = 'public';
+export const PUBLIC_DEFAULT_LIMIT: RateLimit = { requests: 600, window: 60 };
+
 /** Failed sign-ins to the browser app, per account name and per client address (config `sign_in_limits`). */
 export const SIGN_IN_ACCOUNT_BUCKET = 'sign_in_account';
 export const SIGN_IN_ADDRESS_BUCKET = 'sign_in_address';

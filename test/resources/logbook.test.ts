@@ -19,7 +19,8 @@ t.test('logbook resource', async (t) => {
     t.equal(res.status, 201);
     mainId = res.body.data.id;
     t.equal(res.headers.get('location'), `/api/v2/logbook/${mainId}`);
-    t.same(Object.keys(res.body.data), ['id', 'name', 'active', 'station_ids', 'slug']);
+    t.same(Object.keys(res.body.data), ['id', 'name', 'active', 'station_ids', 'slug', 'public', 'public_show_times', 'public_show_frequency', 'public_banner']);
+    t.match(res.body.data, { public: false, public_show_times: false, public_show_frequency: true, public_banner: '' });
     t.match(res.body.data, { name: 'Main Log', active: true, station_ids: [op.stationId, second] });
     t.match(res.body.data.slug, /^main-log-[0-9a-f]{6}$/);
 
@@ -38,9 +39,15 @@ t.test('logbook resource', async (t) => {
     const malformed = await post({ name: 'X', station_ids: '1,a' });
     t.equal(malformed.status, 400);
     t.equal(malformed.body.error.details.field, 'station_ids');
-    const unknown = await post({ name: 'X', public: true });
+    const unknown = await post({ name: 'X', shared: true });
     t.equal(unknown.status, 400);
-    t.equal(unknown.body.error.details.field, 'public');
+    t.equal(unknown.body.error.details.field, 'shared');
+    const flag = await post({ name: 'X', public: 'maybe' });
+    t.equal(flag.status, 400);
+    t.equal(flag.body.error.details.field, 'public');
+    const banner = await post({ name: 'X', public_banner: 'x'.repeat(501) });
+    t.equal(banner.status, 400);
+    t.equal(banner.body.error.details.field, 'public_banner');
     const foreign = await post({ name: 'X', station_ids: `${op.stationId},${other.stationId}` });
     t.equal(foreign.status, 403);
     t.equal(foreign.body.error.code, 'forbidden');
@@ -79,6 +86,22 @@ t.test('logbook resource', async (t) => {
     const main = await server.request(`/api/v2/logbook/${mainId}`, { token: op.token });
     t.equal(main.body.data.active, false);
     await server.request(`/api/v2/logbook/${mainId}`, { method: 'PATCH', token: op.token, json: { set_active: 'true' } });
+  });
+
+  t.test('update: publication fields, each alone, and their validation', async (t) => {
+    const path = `/api/v2/logbook/${mainId}`;
+    const published = await server.request(path, { method: 'PATCH', token: op.token, json: { public: true, public_banner: 'QRV 20m <b>' } });
+    t.equal(published.status, 200);
+    t.match(published.body.data, { public: true, public_show_times: false, public_show_frequency: true, public_banner: 'QRV 20m <b>' });
+    const flags = await server.request(path, { method: 'PATCH', token: op.token, json: { public_show_times: 1, public_show_frequency: 'false' } });
+    t.match(flags.body.data, { public: true, public_show_times: true, public_show_frequency: false, public_banner: 'QRV 20m <b>' });
+    const tooLong = await server.request(path, { method: 'PATCH', token: op.token, json: { public: false, public_banner: 'é'.repeat(501) } });
+    t.equal(tooLong.status, 400);
+    t.equal(tooLong.body.error.details.field, 'public_banner');
+    t.equal((await server.request(path, { token: op.token })).body.data.public, true, 'a refused PATCH changes nothing');
+    const cleared = await server.request(path, { method: 'PATCH', token: op.token, json: { public: false, public_banner: null } });
+    t.match(cleared.body.data, { public: false, public_banner: '' });
+    t.equal((await server.request(path, { method: 'PATCH', token: other.token, json: { public: true } })).status, 404, 'not another owner\'s');
   });
 
   t.test('update: errors', async (t) => {

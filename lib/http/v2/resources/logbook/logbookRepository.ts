@@ -1,9 +1,9 @@
 import type pg from 'pg';
-import { createLogbook } from '../../../../accounts/logbooks.js';
+import { createLogbook, setPublication, type Publication } from '../../../../accounts/logbooks.js';
 import { inOwnerTransaction } from '../../../../db/transaction.js';
 
 /** The logbook object of the v2 API. */
-export interface Logbook {
+export interface Logbook extends Publication {
   id: number;
   name: string;
   active: boolean;
@@ -16,7 +16,7 @@ type Queryable = Pick<pg.PoolClient, 'query'>;
 
 const SELECT = `SELECT l.id, l.name, l.active,
          coalesce(array_agg(ls.station_id ORDER BY ls.station_id) FILTER (WHERE ls.station_id IS NOT NULL), '{}') AS station_ids,
-         l.slug
+         l.slug, l.public, l.public_show_times, l.public_show_frequency, l.public_banner
     FROM logbooks l LEFT JOIN logbook_stations ls ON ls.logbook_id = l.id`;
 
 export async function listLogbooks(db: pg.Pool, userId: number): Promise<Logbook[]> {
@@ -39,8 +39,8 @@ export async function logbookNamed(db: Queryable, userId: number, name: string, 
 }
 
 /** Creates a logbook (the owner's first becomes active) with a generated public slug. */
-export async function insertLogbook(db: pg.Pool, userId: number, name: string, stationIds: number[]): Promise<Logbook> {
-  const { id } = await createLogbook(db, { userId, name, stationIds });
+export async function insertLogbook(db: pg.Pool, userId: number, name: string, stationIds: number[], publication: Partial<Publication>): Promise<Logbook> {
+  const { id } = await createLogbook(db, { userId, name, stationIds, publication });
   return (await findLogbook(db, userId, id))!;
 }
 
@@ -48,11 +48,12 @@ export interface LogbookChanges {
   name?: string;
   stationIds?: number[];
   activate: boolean;
+  publication: Partial<Publication>;
 }
 
 export type LogbookUpdate = { logbook: Logbook } | { nameTakenBy: number } | null;
 
-/** Renames, replaces the station list and/or activates; null when the logbook is not the owner's. */
+/** Renames, replaces the station list, changes what is published and/or activates; null when the logbook is not the owner's. */
 export async function updateLogbook(db: pg.Pool, userId: number, id: number, changes: LogbookChanges): Promise<LogbookUpdate> {
   return inOwnerTransaction(db, userId, async (client) => {
     const current = await findLogbook(client, userId, id);
@@ -66,6 +67,7 @@ export async function updateLogbook(db: pg.Pool, userId: number, id: number, cha
       await client.query('DELETE FROM logbook_stations WHERE logbook_id = $1', [id]);
       await client.query('INSERT INTO logbook_stations (logbook_id, station_id) SELECT $1, unnest($2::int[])', [id, changes.stationIds]);
     }
+    await setPublication(client, id, changes.publication);
     if (changes.activate && !current.active) {
       // Two statements: the one-active-per-user index is checked row by row.
       await client.query('UPDATE logbooks SET active = false WHERE user_id = $1 AND active', [userId]);
