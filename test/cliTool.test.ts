@@ -32,7 +32,7 @@ t.test('logbook as a tool', async (t) => {
     while (!/first steps/.test(stdout) && child.exitCode === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     const url = /logbook is running: open (http:\/\/\S+)\//.exec(stdout)?.[1];
     t.ok(url, `the address to open: ${stdout}${stderr}`);
-    t.match(stdout, /npx logbook user add .*\n.*npx logbook station add .*\n.*npx logbook token create /, 'user add, station add, token create');
+    t.match(stdout, /npx logbook user add .*--password-stdin.*\n.*npx logbook station add .*\n.*sign in at http/, 'user add with a password, station add, sign in');
     t.equal((await fetch(`${url}/api/v2/status`)).status, 200, 'the address answers');
     const before = stderr.length;
     process.kill(-child.pid!, 'SIGINT'); // what Ctrl-C in a terminal does: the whole group

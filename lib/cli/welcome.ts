@@ -3,7 +3,7 @@ import { anyUser } from '../accounts/users.js';
 
 /**
  * What `serve` (npm start) tells a person on stdout once it listens: the address to open and,
- * while the instance has no user yet, the three commands that make it usable. The JSON log on
+ * while the instance has no user yet, the two commands that make it usable. The JSON log on
  * stderr stays for machines.
  */
 export async function welcome(url: string, db: pg.Pool, out: NodeJS.WritableStream = process.stdout): Promise<void> {
@@ -11,10 +11,10 @@ export async function welcome(url: string, db: pg.Pool, out: NodeJS.WritableStre
   if (!(await anyUser(db))) {
     lines.push(
       'first steps, in another terminal in this folder:',
-      '  npx logbook user add --username alice --callsign N0CALL',
+      '  npx logbook user add --username alice --callsign N0CALL --password-stdin   (type the password, then Ctrl-D)',
       '  npx logbook station add --user 1 --name Home --callsign N0CALL',
-      '  npx logbook token create --user 1 --name app --scopes qso:read,qso:write,station:read',
-      `then sign in at ${url}/ with that token (npx logbook --help lists every command)`,
+      `then sign in at ${url}/ as alice; the app makes API tokens for loggers (or: npx logbook token create)`,
+      '(npx logbook --help lists every command)',
     );
   }
   out.write(`${lines.join('\n')}\n`);
