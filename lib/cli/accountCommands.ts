@@ -65,7 +65,7 @@ export const userSetPassword: Command = {
     const userId = requireId(values, 'user');
     const passwordHash = await passwordFromStdin();
     const db = await database();
-    if (!(await setPassword(db.pool, userId, passwordHash))) throw new Error(`no user ${userId}`);
+    if (!(await setPassword(db.pool, userId, passwordHash))) throw new Error(`no user with id ${userId}`);
     result({ user_id: userId, sessions_ended: true }, `password of user ${userId} set; their browser sessions are ended`);
   },
 };
