@@ -25,7 +25,8 @@ export function squarePolygon(grid) {
   return { type: 'Polygon', coordinates: [[[west, south], [west, south + 1], [west + 2, south + 1], [west + 2, south], [west, south]]] };
 }
 
-export function WorldMap({ worked, confirmed }) {
+/** The world's outlines as an SVG; `draw(path, projection)` returns what goes on top of them. */
+export function MapFrame({ label, draw }) {
   const [land, setLand] = useState(null);
   const [error, setError] = useState(null);
   useEffect(() => { countries().then(setLand, setError); }, []);
@@ -33,11 +34,16 @@ export function WorldMap({ worked, confirmed }) {
   if (!land) return html`<p>Drawing the map…</p>`;
   const projection = geoEqualEarth().fitSize([WIDTH, HEIGHT], { type: 'Sphere' });
   const path = geoPath(projection);
-  const confirmedSet = new Set(confirmed);
-  return html`<svg class="map" viewBox=${`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label=${`World map: ${worked.length} squares worked, ${confirmed.length} confirmed`}>
+  return html`<svg class="map" viewBox=${`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label=${label}>
     <path class="sphere" d=${path({ type: 'Sphere' })} />
     <path class="graticule" d=${path(geoGraticule10())} />
     <g class="countries">${land.features.map((f) => html`<path d=${path(f)}><title>${f.properties.name}</title></path>`)}</g>
-    <g class="squares">${worked.map((grid) => html`<path class=${confirmedSet.has(grid) ? 'confirmed' : 'worked'} data-grid=${grid} d=${path(squarePolygon(grid))}><title>${grid}${confirmedSet.has(grid) ? ' (confirmed)' : ''}</title></path>`)}</g>
+    ${draw(path, projection)}
   </svg>`;
+}
+
+export function WorldMap({ worked, confirmed }) {
+  const confirmedSet = new Set(confirmed);
+  return html`<${MapFrame} label=${`World map: ${worked.length} squares worked, ${confirmed.length} confirmed`}
+    draw=${(path) => html`<g class="squares">${worked.map((grid) => html`<path class=${confirmedSet.has(grid) ? 'confirmed' : 'worked'} data-grid=${grid} d=${path(squarePolygon(grid))}><title>${grid}${confirmedSet.has(grid) ? ' (confirmed)' : ''}</title></path>`)}</g>`} />`;
 }

@@ -1,0 +1,113 @@
+import type pg from 'pg';
+import { outsideQueryScope } from '../db/queryScope.js';
+import { publicLogTopic } from '../live/topics.js';
+import type { Logger } from '../log.js';
+import type { EventPublisher } from '../services.js';
+import { nextRun, type PublicLogCache } from './cache.js';
+import type { PublicLog } from './present.js';
+import { publishedLogbook, publishedLogbooksOver, type PublishedRef } from './published.js';
+
+/**
+ * Live pushes of the public logs (docs/public-log.md, "Live pushes"). After a commit to a
+ * location of a published logbook, its topic (public_log.{id}, no token) gets the page's data as
+ * GET /api/public/{slug} answers it, made by the same cache and presenter, so a push never holds
+ * more than the JSON: `{type: 'public_log', log}`. Only the map's worked positions are sent as
+ * changes against this process's previous push (`qsos: 0` is a position gone), whole
+ * (`map.complete: true`) on its first push of a logbook; a page that reconnects refetches the JSON.
+ *
+ * The work runs after the request, never inside it, and coalesces: changes arriving while a
+ * logbook's push is being made share the next one, so an import costs one push per batch or fewer.
+ */
+export interface PublicLogPush {
+  type: 'public_log';
+  log: Omit<PublicLog, 'map'> & { map: PublicLog['map'] & { complete: boolean } };
+}
+
+/** Logbooks whose last pushed map this process remembers (then it starts over: whole maps again). */
+const MAX_REMEMBERED = 1000;
+
+type Positions = Map<string, number>;
+const positionKey = (p: { lat: number; lng: number }): string => `${p.lat},${p.lng}`;
+
+/** The push of `data`, its map's worked positions as changes against `previous` (whole without one). */
+export function pushOf(data: PublicLog, previous: Positions | undefined): { push: PublicLogPush; positions: Positions } {
+  const positions: Positions = new Map(data.map.worked.map((p) => [positionKey(p), p.qsos]));
+  let worked = data.map.worked;
+  if (previous) {
+    worked = data.map.worked.filter((p) => previous.get(positionKey(p)) !== p.qsos);
+    for (const key of previous.keys()) {
+      if (positions.has(key)) continue;
+      const [lat, lng] = key.split(',').map(Number) as [number, number];
+      worked.push({ lat, lng, qsos: 0 });
+    }
+  }
+  return { push: { type: 'public_log', log: { ...data, map: { stations: data.map.stations, worked, complete: !previous } } }, positions };
+}
+
+export interface PublicLogPushDeps {
+  db: pg.Pool;
+  cache: PublicLogCache;
+  logger: Logger;
+}
+
+/**
+ * `inner` (a worker publisher) with the public logs' pushes added: `qsosChanged` and
+ * `publicLogChanged` push, everything else passes through.
+ */
+export function withPublicLogPushes(inner: EventPublisher, { db, cache, logger }: PublicLogPushDeps): EventPublisher {
+  const runs = new Map<number, () => Promise<void>>();
+  const pushed = new Map<number, Positions>();
+  const registered = new Set<string>();
+
+  async function push({ id, slug }: PublishedRef): Promise<void> {
+    const answer = await cache.page(slug);
+    if (!answer) return; // unpublished meanwhile: its topic was closed
+    const topic = publicLogTopic(id);
+    // Whole after a (re)registration by this process: a closed topic's pages start over.
+    const previous = registered.has(topic) ? pushed.get(id) : undefined;
+    if (!registered.has(topic)) {
+      // Once per process: the publisher then re-registers it public after a worker restart.
+      if (registered.size >= MAX_REMEMBERED) registered.clear();
+      registered.add(topic);
+      await inner.register?.(topic, false);
+    }
+    const { push: payload, positions } = pushOf((JSON.parse(answer.body) as { data: PublicLog }).data, previous);
+    pushed.delete(id);
+    if (pushed.size >= MAX_REMEMBERED) pushed.delete(pushed.keys().next().value!);
+    pushed.set(id, positions);
+    inner.publish(topic, payload);
+  }
+
+  function schedule(logbook: PublishedRef): void {
+    let run = runs.get(logbook.id);
+    if (!run) {
+      if (runs.size >= MAX_REMEMBERED) runs.clear();
+      run = nextRun(() => push(logbook));
+      runs.set(logbook.id, run);
+    }
+    run().catch((error: Error) => logger.warn('public log push failed', { logbook_id: logbook.id, error: error.message }));
+  }
+
+  function later(find: () => Promise<PublishedRef[]>): void {
+    outsideQueryScope(find).then((logbooks) => logbooks.forEach(schedule), (error: Error) => {
+      logger.warn('public log push failed', { error: error.message });
+    });
+  }
+
+  return {
+    publish: (topic, payload) => inner.publish(topic, payload),
+    ...(inner.revoke ? { revoke: inner.revoke.bind(inner) } : {}),
+    ...(inner.register ? { register: inner.register.bind(inner) } : {}),
+    ...(inner.health ? { health: inner.health.bind(inner) } : {}),
+    closeTopic: async (topic) => {
+      registered.delete(topic);
+      await inner.closeTopic?.(topic);
+    },
+    qsosChanged: (stationIds) => later(() => publishedLogbooksOver(db, stationIds)),
+    publicLogChanged: (logbookId) => later(async () => {
+      const logbook = await publishedLogbook(db, logbookId);
+      return logbook ? [logbook] : [];
+    }),
+    close: () => inner.close(),
+  };
+}
