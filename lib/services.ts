@@ -31,6 +31,8 @@ export interface EventPublisher {
   closeTopic?(topic: string): Promise<void>;
   /** QSOs of these station locations were committed: the public logs over them push (lib/publicLog/pushes.ts). */
   qsosChanged?(stationIds: number[]): void;
+  /** Registers a public log's topic for pages about to connect (throttled: lib/publicLog/pushes.ts); never rejects. */
+  openPublicTopic?(topic: string): Promise<void>;
   /** A logbook's publication settings changed: its public log pushes when published. */
   publicLogChanged?(logbookId: number): void;
   /** The workers' state for the API's status (see LiveHealth); absent when no worker is configured. */

@@ -25,6 +25,11 @@ export interface PublicLogPush {
 
 /** Logbooks whose last pushed map this process remembers (then it starts over: whole maps again). */
 const MAX_REMEMBERED = 1000;
+/**
+ * A process registers a public topic at most this often, however many pages connect: a crowd
+ * reconnecting after a worker restart costs the workers a few calls. Closing it resets that.
+ */
+const REGISTER_EVERY_MS = 10_000;
 
 type Positions = Map<string, number>;
 const positionKey = (p: { lat: number; lng: number }): string => `${p.lat},${p.lng}`;
@@ -52,29 +57,33 @@ export interface PublicLogPushDeps {
 
 /**
  * `inner` (a worker publisher) with the public logs' pushes added: `qsosChanged` and
- * `publicLogChanged` push, everything else passes through.
+ * `publicLogChanged` push, `openPublicTopic` registers a topic for pages, `closeTopic` forgets
+ * what was pushed; everything else passes through.
  */
 export function withPublicLogPushes(inner: EventPublisher, { db, cache, logger }: PublicLogPushDeps): EventPublisher {
   const runs = new Map<number, () => Promise<void>>();
-  const pushed = new Map<number, Positions>();
-  const registered = new Set<string>();
+  /** By topic: the map this process last pushed; none after the topic was (re)opened, so the next push is whole. */
+  const pushed = new Map<string, Positions>();
+  const openedAt = new Map<string, number>();
+
+  /** Registers the topic without token requirement, at most every REGISTER_EVERY_MS (a closed one at once). */
+  async function open(topic: string): Promise<void> {
+    const now = Date.now();
+    if (now - (openedAt.get(topic) ?? 0) < REGISTER_EVERY_MS) return;
+    if (openedAt.size >= MAX_REMEMBERED) openedAt.clear();
+    openedAt.set(topic, now);
+    await inner.register?.(topic, false);
+  }
 
   async function push({ id, slug }: PublishedRef): Promise<void> {
     const answer = await cache.page(slug);
     if (!answer) return; // unpublished meanwhile: its topic was closed
     const topic = publicLogTopic(id);
-    // Whole after a (re)registration by this process: a closed topic's pages start over.
-    const previous = registered.has(topic) ? pushed.get(id) : undefined;
-    if (!registered.has(topic)) {
-      // Once per process: the publisher then re-registers it public after a worker restart.
-      if (registered.size >= MAX_REMEMBERED) registered.clear();
-      registered.add(topic);
-      await inner.register?.(topic, false);
-    }
-    const { push: payload, positions } = pushOf((JSON.parse(answer.body) as { data: PublicLog }).data, previous);
-    pushed.delete(id);
+    await open(topic);
+    const { push: payload, positions } = pushOf((JSON.parse(answer.body) as { data: PublicLog }).data, pushed.get(topic));
+    pushed.delete(topic);
     if (pushed.size >= MAX_REMEMBERED) pushed.delete(pushed.keys().next().value!);
-    pushed.set(id, positions);
+    pushed.set(topic, positions);
     inner.publish(topic, payload);
   }
 
@@ -88,9 +97,12 @@ export function withPublicLogPushes(inner: EventPublisher, { db, cache, logger }
     run().catch((error: Error) => logger.warn('public log push failed', { logbook_id: logbook.id, error: error.message }));
   }
 
+  /** After the request and outside its query scope (its end must not cut this short), callbacks included. */
   function later(find: () => Promise<PublishedRef[]>): void {
-    outsideQueryScope(find).then((logbooks) => logbooks.forEach(schedule), (error: Error) => {
-      logger.warn('public log push failed', { error: error.message });
+    outsideQueryScope(() => {
+      find().then((logbooks) => logbooks.forEach(schedule), (error: Error) => {
+        logger.warn('public log push failed', { error: error.message });
+      });
     });
   }
 
@@ -99,8 +111,10 @@ export function withPublicLogPushes(inner: EventPublisher, { db, cache, logger }
     ...(inner.revoke ? { revoke: inner.revoke.bind(inner) } : {}),
     ...(inner.register ? { register: inner.register.bind(inner) } : {}),
     ...(inner.health ? { health: inner.health.bind(inner) } : {}),
+    openPublicTopic: open,
     closeTopic: async (topic) => {
-      registered.delete(topic);
+      openedAt.delete(topic);
+      pushed.delete(topic);
       await inner.closeTopic?.(topic);
     },
     qsosChanged: (stationIds) => later(() => publishedLogbooksOver(db, stationIds)),

@@ -19,9 +19,6 @@ export const PUBLIC_MAX_AGE_SECONDS = 5;
 const SLUG = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const CALL = /^[A-Z0-9/]{1,20}$/;
 
-/** A process registers a public topic with the workers at most this often, however many pages connect. */
-const REGISTER_EVERY_MS = 10_000;
-
 /** The page for every published slug (it reads its slug from the address), and the one for every other. */
 const PAGE = readFileSync(join(projectRoot, 'web', 'public.html'), 'utf8');
 const NO_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>No public log</title></head>
@@ -83,27 +80,20 @@ export function publicLogRouter(services: Services): Router {
 
   /**
    * Where the page's socket goes: the worker's public URL and the topic, registered without token
-   * requirement (at most every REGISTER_EVERY_MS per topic and process, so a crowd reconnecting
-   * after a worker restart costs the worker a few calls). 409 when live updates are not
+   * requirement (throttled per process: lib/publicLog/pushes.ts). 409 when live updates are not
    * configured: the page then polls the JSON.
    */
-  const registeredAt = new Map<string, number>();
   router.get('/api/public/:slug/live', async (ctx) => {
     ctx.state.resource = 'public_log_live';
     const { slug } = ctx.params as { slug: string };
     const logbook = SLUG.test(slug) ? await services.publicLogs.logbook(slug) : null;
     if (!logbook) throw notPublished();
     const { secret, public_url: publicUrl } = services.config.worker;
-    if (!secret || !publicUrl || workerUrls(services.config.worker).length === 0 || !services.events.register) {
+    if (!secret || !publicUrl || workerUrls(services.config.worker).length === 0 || !services.events.openPublicTopic) {
       throw new ApiError(409, 'conflict', 'Live updates are not configured on this server: poll this log\'s JSON');
     }
     const topic = publicLogTopic(logbook.id);
-    const now = Date.now();
-    if (now - (registeredAt.get(topic) ?? 0) >= REGISTER_EVERY_MS) {
-      if (registeredAt.size >= 10_000) registeredAt.clear();
-      registeredAt.set(topic, now);
-      await services.events.register(topic, false);
-    }
+    await services.events.openPublicTopic(topic);
     ctx.set('Cache-Control', 'no-store');
     sendData(ctx, { topic, ws_url: `${publicUrl.replace(/\/+$/, '')}/ws?topic=${encodeURIComponent(topic)}` }, metaFor('public_log_live', 'GET'));
   });
