@@ -30,6 +30,8 @@ const MAX_REMEMBERED = 1000;
  * reconnecting after a worker restart costs the workers a few calls. Closing it resets that.
  */
 const REGISTER_EVERY_MS = 10_000;
+/** How long the published logbooks over a set of locations are taken as known. */
+const OVER_TTL_MS = 1000;
 
 type Positions = Map<string, number>;
 const positionKey = (p: { lat: number; lng: number }): string => `${p.lat},${p.lng}`;
@@ -97,6 +99,25 @@ export function withPublicLogPushes(inner: EventPublisher, { db, cache, logger }
     run().catch((error: Error) => logger.warn('public log push failed', { logbook_id: logbook.id, error: error.message }));
   }
 
+  /**
+   * The published logbooks over these locations, asked at most every OVER_TTL_MS per set of
+   * locations: a stream of small writes must not cost a statement each. A logbook unpublished
+   * meanwhile is not pushed (push asks the cache, which checks); one published meanwhile starts
+   * with the page's own fetch.
+   */
+  const overs = new Map<string, { at: number; logbooks: Promise<PublishedRef[]> }>();
+  function over(stationIds: number[]): Promise<PublishedRef[]> {
+    const key = stationIds.join(',');
+    const now = Date.now();
+    const known = overs.get(key);
+    if (known && now - known.at < OVER_TTL_MS) return known.logbooks;
+    if (overs.size >= MAX_REMEMBERED) overs.clear();
+    const logbooks = publishedLogbooksOver(db, stationIds);
+    overs.set(key, { at: now, logbooks });
+    logbooks.catch(() => overs.delete(key));
+    return logbooks;
+  }
+
   /** After the request and outside its query scope (its end must not cut this short), callbacks included. */
   function later(find: () => Promise<PublishedRef[]>): void {
     outsideQueryScope(() => {
@@ -117,7 +138,7 @@ export function withPublicLogPushes(inner: EventPublisher, { db, cache, logger }
       pushed.delete(topic);
       await inner.closeTopic?.(topic);
     },
-    qsosChanged: (stationIds) => later(() => publishedLogbooksOver(db, stationIds)),
+    qsosChanged: (stationIds) => later(() => over(stationIds)),
     publicLogChanged: (logbookId) => later(async () => {
       const logbook = await publishedLogbook(db, logbookId);
       return logbook ? [logbook] : [];

@@ -178,6 +178,18 @@ t.test('live: pushes reach the page and a socket, hide what the owner hides, sur
   t.equal(await page.locator('svg.map .worked circle').count(), 3, 'the new position merged into the map');
   t.equal(await page.evaluate(() => (window as unknown as { marker?: number }).marker), 1, 'without a reload');
 
+  // An import of several QSOs is one push, not one per row.
+  const now = minutesAgo(0);
+  const bulk = await server.request('/api/v2/qso', {
+    method: 'POST', token: op.token,
+    json: { station_profile_id: op.stationId, qsos: ['DL1AA', 'DL1BB', 'DL1CC'].map((call) => ({ call, band: '40m', mode: 'CW', qso_date: now.slice(0, 10), time_on: now.slice(11, 16).replace(':', '') })) },
+  });
+  t.ok(bulk.status < 300, bulk.text);
+  const batch = await nextPush(socket);
+  t.equal(batch.log.qsos, 6, 'the batch\'s three QSOs in one push');
+  t.ok(await socket.silentFor(1000), 'and no push per row');
+  await page.locator('#qso-count').filter({ hasText: '6' }).waitFor({ timeout: 5000 });
+
   // Hiding the frequency and showing times: the push and the page follow.
   t.equal((await server.request(`/api/v2/logbook/${id}`, { method: 'PATCH', token: op.token, json: { public_show_frequency: false, public_show_times: true } })).status, 200);
   const hidden = await nextPush(socket);
