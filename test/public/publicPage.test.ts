@@ -96,6 +96,17 @@ t.test('the page\'s headers, and the same 404 page for an unknown or unpublished
   t.equal((await server.request(`/api/public/${slug}/live`)).status, 404);
 });
 
+t.test('the page counts in the public bucket', async (t) => {
+  const server = await startTestServer(t, { config: { api_rate_limits: { public: { requests: 2, window: 60 } } } });
+  const op = await createOperator(server.db.pool, { callsign: 'EA8RTL' });
+  const { slug } = await publish(server, op);
+  t.equal((await server.request(`/public/${slug}`)).status, 200);
+  t.equal((await server.request(`/api/public/${slug}`)).status, 200);
+  const refused = await server.request(`/public/${slug}`);
+  t.equal(refused.status, 429, 'page and JSON share the address\'s bucket');
+  t.ok(Number(refused.headers.get('retry-after')) >= 1);
+});
+
 t.test('no worker configured: the page polls and shows a new QSO without a reload', { skip: chromiumMissing }, async (t) => {
   const server = await startTestServer(t);
   const op = await createOperator(server.db.pool, { callsign: 'EA8POL' });
@@ -237,5 +248,12 @@ t.test('live: pushes reach the page and a socket, hide what the owner hides, sur
   });
   t.equal(cli.code, 0, cli.stderr);
   t.equal((await viaCli.closed).code, 1008, 'the CLI closed the socket');
+
+  // Deleting a published logbook (not the active one) closes its sockets too.
+  const second = await publish(server, op);
+  t.equal((await server.request(`/api/public/${second.slug}/live`)).status, 200);
+  const onDeleted = await watch(worker, second.id);
+  t.equal((await server.request(`/api/v2/logbook/${second.id}`, { method: 'DELETE', token: op.token })).status, 204);
+  t.equal((await onDeleted.closed).code, 1008, 'deleting closed the socket');
   t.same(errors, [], 'no script error, no CSP violation');
 });
