@@ -1,6 +1,6 @@
 import t from 'tap';
-import { acquireRedis, deleteKeys, NO_REDIS_REASON, uniquePrefix } from '../helpers/redis.js';
-import { callApi, connectClient, publish, registerTopic, spawnWorkerProcess, startTestWorker, upgradeStatus, type TestClient } from '../helpers/worker.js';
+import { acquireRedis, NO_REDIS_REASON } from '../helpers/redis.js';
+import { callApi, connectClient, publish, registerTopic, spawnWorkerPair, startTestWorker, upgradeStatus, type TestClient } from '../helpers/worker.js';
 
 /** An anonymous socket on a topic registered without token requirement, authenticated. */
 async function anonymous(wsPort: number, topic: string): Promise<TestClient> {
@@ -41,16 +41,7 @@ t.test('unregister with close_sockets closes the topic\'s sockets; without it th
 const redis = await acquireRedis();
 t.test('closing a topic through one worker closes its sockets on every worker behind Redis', { skip: redis ? false : NO_REDIS_REASON }, async (t) => {
   if (!redis) return;
-  const prefix = uniquePrefix('close-topic');
-  const [a, b] = await Promise.all([
-    spawnWorkerProcess({ redisUrl: redis.url, redisPrefix: prefix }),
-    spawnWorkerProcess({ redisUrl: redis.url, redisPrefix: prefix }),
-  ]);
-  t.teardown(async () => {
-    await Promise.all([a.stop(), b.stop()]);
-    await deleteKeys(redis.url, prefix);
-    await redis.stop();
-  });
+  const [a, b] = await spawnWorkerPair(t, redis, 'close-topic');
   const topic = 'public_log.7';
   await registerTopic(a.internalPort, topic, false);
   const onA = await anonymous(a.wsPort, topic);
