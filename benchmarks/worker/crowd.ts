@@ -56,7 +56,7 @@ setTimeout(() => {
   console.error('crowd benchmark exceeded its budget; stopping');
   for (const child of children) child.kill('SIGKILL');
   process.exit(1);
-}, (DURATION_S + 600) * 1000).unref();
+}, (DURATION_S + 1800) * 1000).unref();
 process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')));
 
 function ask<T extends FromCrowdClient['type']>(client: ChildProcess, message: ToCrowdClient, type: T): Promise<Extract<FromCrowdClient, { type: T }>> {
@@ -74,7 +74,7 @@ function ask<T extends FromCrowdClient['type']>(client: ChildProcess, message: T
 const askAll = <T extends FromCrowdClient['type']>(clients: ChildProcess[], message: ToCrowdClient, type: T) => Promise.all(clients.map((c) => ask(c, message, type)));
 const rank = (sorted: ArrayLike<number>, p: number): number => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
 const sortedOf = (values: number[]): Float64Array => Float64Array.from(values).sort();
-const fixed = (n: number, digits = 1): string => (Number.isNaN(n) ? 'n/a' : n.toFixed(digits));
+const fixed = (n: number | undefined, digits = 1): string => (n === undefined || Number.isNaN(n) ? 'n/a' : n.toFixed(digits));
 
 /** The p-th percentile of a histogram of whole milliseconds. */
 function histogramRank(histogram: number[], p: number): number {
@@ -96,6 +96,13 @@ const database = await scratchDatabase('crowd');
 const { ownerId, home } = await generateLogs(database.pool, 10_000);
 const logbook = await createLogbook(database.pool, { userId: ownerId, name: 'Crowd', stationIds: [home], publication: { public: true } });
 const api = await startServe(database.url, { workers: 1, config: { api_rate_limits: { public: { requests: 100_000_000, window: 60 } } } });
+process.on('exit', () => {
+  try {
+    process.kill(api.pid, 'SIGKILL');
+  } catch {
+    // already stopped
+  }
+});
 const topic = `public_log.${logbook.id}`;
 
 const workers: WorkerProc[] = [];
@@ -109,17 +116,19 @@ const idleMiB = workers.map((w) => memory(w.child.pid!).rssMiB);
 
 const clients = Array.from({ length: CLIENTS }, () => spawnNode(children, `${HERE}crowdClient.ts`, []));
 const connectStarted = performance.now();
+const progress = setInterval(() => console.log(`connecting… ${((performance.now() - connectStarted) / 1000).toFixed(0)} s`), 60_000);
 const ready = await Promise.all(clients.map((client, i) => {
   const plan: CrowdPlan = {
     ports: workers.map((w) => w.wsPort),
     sockets: Math.floor(SOCKETS / CLIENTS) + (i < SOCKETS % CLIENTS ? 1 : 0),
     topic,
     localAddress: `127.0.0.${2 + i}`,
-    concurrency: 200,
+    concurrency: 50,
     catchUpUrl: `${api.url}/api/public/${logbook.slug}`,
   };
   return ask(client, { type: 'connect', plan }, 'ready');
 }));
+clearInterval(progress);
 const connected = ready.reduce((sum, r) => sum + r.connected, 0);
 const connectSeconds = (performance.now() - connectStarted) / 1000;
 const failures = ready.flatMap((r) => r.failureReasons);
@@ -154,8 +163,8 @@ const perPublish = sortedOf(slowest);
 console.log(`\ncrowd: ${connected} sockets, ${WORKERS} workers, ${PUBLISHES} publishes in ${publishSeconds.toFixed(1)} s (load ${loadBefore} → ${loadAfter})`);
 console.log('| arrivals | lost | every arrival p50 / p99 / max ms | a publish\'s last socket p50 / p99 / max ms | worker RSS MiB idle → connected → end | worker CPU % |');
 console.log('|---|---|---|---|---|---|');
-console.log(`| ${received.reduce((a, b) => a + b, 0)} of ${connected * PUBLISHES} | ${lost} | ${histogramRank(histogram, 50)} / ${histogramRank(histogram, 99)} / ${fixed(perPublish[perPublish.length - 1]!, 0)} `
-  + `| ${fixed(rank(perPublish, 50), 0)} / ${fixed(rank(perPublish, 99), 0)} / ${fixed(perPublish[perPublish.length - 1]!, 0)} `
+console.log(`| ${received.reduce((a, b) => a + b, 0)} of ${connected * PUBLISHES} | ${lost} | ${histogramRank(histogram, 50)} / ${histogramRank(histogram, 99)} / ${fixed(perPublish[perPublish.length - 1], 0)} `
+  + `| ${fixed(rank(perPublish, 50), 0)} / ${fixed(rank(perPublish, 99), 0)} / ${fixed(perPublish[perPublish.length - 1], 0)} `
   + `| ${workers.map((w, i) => `${fixed(idleMiB[i]!, 0)}→${fixed(connectedMiB[i]!, 0)}→${fixed(memory(w.child.pid!).rssMiB, 0)}`).join(', ')} | ${cpuPercent.map((c) => fixed(c, 0)).join(', ')} |`);
 const perSocketKiB = workers.map((_, i) => ((connectedMiB[i]! - idleMiB[i]!) * 1024) / (connected / WORKERS));
 console.log(`per socket ≈ ${perSocketKiB.map((k) => fixed(k, 1)).join(', ')} KiB of worker RSS`);
@@ -205,9 +214,9 @@ if (args.storm) {
   console.log(`\nreconnect storm: a worker holding ${closes} sockets killed and restarted on its port in ${fixed(restartMs, 0)} ms (load ${stormLoad}); they retry every 250–500 ms meanwhile`);
   console.log('| sockets closed | reconnected | auth_ok again, ms after the worker listened: p50 / p99 / max | catch-up GETs 200 / failed, p50 / p99 ms | API search p50 / p99 / max ms before | during |');
   console.log('|---|---|---|---|---|---|');
-  console.log(`| ${closes} | ${state.reduce((a, c) => a + c.reconnected, 0)} | ${fixed(rank(reconnectMs, 50), 0)} / ${fixed(rank(reconnectMs, 99), 0)} / ${fixed(reconnectMs[reconnectMs.length - 1]!, 0)} `
+  console.log(`| ${closes} | ${state.reduce((a, c) => a + c.reconnected, 0)} | ${fixed(rank(reconnectMs, 50), 0)} / ${fixed(rank(reconnectMs, 99), 0)} / ${fixed(reconnectMs[reconnectMs.length - 1], 0)} `
     + `| ${catchUp.length} / ${state.reduce((a, c) => a + c.catchUpFailures, 0)}, ${fixed(rank(catchUp, 50))} / ${fixed(rank(catchUp, 99))} `
-    + `| ${fixed(rank(quiet, 50))} / ${fixed(rank(quiet, 99))} / ${fixed(quiet[quiet.length - 1]!)} | ${fixed(rank(during, 50))} / ${fixed(rank(during, 99))} / ${fixed(during[during.length - 1]!)} |`);
+    + `| ${fixed(rank(quiet, 50))} / ${fixed(rank(quiet, 99))} / ${fixed(quiet[quiet.length - 1])} | ${fixed(rank(during, 50))} / ${fixed(rank(during, 99))} / ${fixed(during[during.length - 1])} |`);
 }
 
 for (const client of clients) client.send({ type: 'exit' } satisfies ToCrowdClient);
