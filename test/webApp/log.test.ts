@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { startTestServer } from '../helpers/server.js';
 import { seedQsos } from '../helpers/qsoRows.js';
+import { adifRecords, v2AdifRecords } from '../helpers/adifList.js';
 import { appOperator, chromiumMissing, launchBrowser, shoot, signIn, watchedPage } from '../helpers/browser.js';
 
 const QSOS = 3000;
@@ -61,15 +62,22 @@ t.test('the log, a QSO, statistics and the map in headless Chromium', { skip: ch
   await count.filter({ hasText: new RegExp(`^${lotw.meta.total} QSOs?$`) }).waitFor();
   t.ok(lotw.meta.total > 0 && lotw.meta.total < QSOS, `confirmation and date filters: ${lotw.meta.total}`);
 
-  // ADIF export of the current filter.
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export ADIF' }).click()]);
-  const adif = readFileSync((await download.path())!, 'utf8');
-  t.equal(adif.match(/<eor>/gi)?.length, lotw.meta.total, 'the export holds the filtered QSOs');
-  t.match(adif, /<eoh>/i);
-
-  // Edit, then delete, the newest QSO.
+  // ADIF export of the current filter: a download the server streams, equal to the v2 list's ADIF.
+  const exportAs = async () => {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export ADIF' }).click()]);
+    t.match(download.url(), new RegExp(`^${server.url}/app/export\\.adi\\?`), 'the server\'s file, not records gathered in the page');
+    return readFileSync((await download.path())!, 'utf8');
+  };
+  const lotwAdif = await exportAs();
+  t.equal(lotwAdif.match(/<eor>/gi)?.length, lotw.meta.total, 'the export holds the filtered QSOs');
+  t.equal(adifRecords(lotwAdif), await v2AdifRecords(server, op.token, { qsl_filter: 'lotw', qso_since: '2025-01-01', qso_until: '2025-01-31' }));
   await filter({});
   await count.filter({ hasText: '3,000 QSOs' }).waitFor();
+  const whole = await exportAs();
+  t.equal(whole.match(/<eor>/gi)?.length, QSOS, 'the whole log, a few thousand QSOs');
+  t.equal(adifRecords(whole), await v2AdifRecords(server, op.token, {}), 'byte for byte the v2 list\'s ADIF of the same filter');
+
+  // Edit, then delete, the newest QSO.
   await page.getByRole('link', { name: newest.data[0].call }).click();
   await page.getByLabel('Name', { exact: true }).fill('Hans');
   await page.getByLabel('Frequency (MHz)', { exact: true }).fill('14.2055');

@@ -1,12 +1,12 @@
 // The owner's QSOs newest first, one page at a time from GET /api/v2/qso (the server pages and
-// counts; the browser never holds more than a page), with the list's filters and an ADIF export.
+// counts; the browser never holds more than a page), with the list's filters and an ADIF export
+// the server streams as a download (GET /app/export.adi, the same filter).
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { api } from '../session.js';
 import { ErrorLine, useLoad } from '../ui.js';
 import { mhz, number, utc } from '../format.js';
 import { CONFIRMATIONS, received } from '../confirmations.js';
-import { exportAdif } from '../adifExport.js';
 import { DATE } from '../qsoForm.js';
 
 const PER_PAGE = 50;
@@ -56,21 +56,16 @@ export function Log({ stations }) {
     query.set('per_page', String(PER_PAGE));
     return api('/api/v2/qso?' + query, { whole: true });
   }, [filter, page]);
-  const [exporting, setExporting] = useState(null);
   const stationName = (id) => (stations.find((s) => s.id === id) || { name: '#' + id }).name;
   const meta = list.data ? list.data.meta : null;
-  const doExport = () => {
-    setExporting({ done: 0 });
-    exportAdif(filterQuery(filter), (done) => setExporting({ done })).then(() => setExporting(null), (error) => setExporting({ error }));
-  };
   return html`<section>
     <h1>Log</h1>
     <${Filters} filter=${filter} stations=${stations} onApply=${(f) => view({ filter: f, page: 1 })} />
     <div class="toolbar">
       <a class="button" href="#new">Log a QSO</a>
-      <button type="button" onClick=${doExport} disabled=${!!(exporting && !exporting.error)}>Export ADIF</button>
-      ${exporting && !exporting.error ? html`<span role="status">Exporting… ${number(exporting.done)} QSOs</span>` : null}
-      <${ErrorLine} error=${exporting && exporting.error} />
+      ${meta && meta.total > 0
+        ? html`<a class="button" href=${'/app/export.adi?' + filterQuery(filter)} download>Export ADIF</a>`
+        : html`<button type="button" disabled>Export ADIF</button>`}
     </div>
     <${ErrorLine} error=${list.error} />
     ${meta ? html`<p class="count" role="status">${number(meta.total)} ${meta.total === 1 ? 'QSO' : 'QSOs'}${meta.total_pages > 1 ? ` · page ${number(meta.page)} of ${number(meta.total_pages)}` : ''}</p>` : null}
