@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { text } from 'node:stream/consumers';
 import t from 'tap';
 import { startTestServer } from '../helpers/server.js';
 import { seedQsos } from '../helpers/qsoRows.js';
@@ -66,7 +66,8 @@ t.test('the log, a QSO, statistics and the map in headless Chromium', { skip: ch
   const exportAs = async () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export ADIF' }).click()]);
     t.match(download.url(), new RegExp(`^${server.url}/app/export\\.adi\\?`), 'the server\'s file, not records gathered in the page');
-    return readFileSync((await download.path())!, 'utf8');
+    // A stream, not a path: the run's shared Chromium may be another process's.
+    return (await text(await download.createReadStream()));
   };
   const lotwAdif = await exportAs();
   t.equal(lotwAdif.match(/<eor>/gi)?.length, lotw.meta.total, 'the export holds the filtered QSOs');
@@ -128,6 +129,21 @@ t.test('the log, a QSO, statistics and the map in headless Chromium', { skip: ch
   t.ok(await page.locator('svg.map .countries path').count() > 150, 'the countries are drawn');
   t.ok(await page.locator('svg.map .squares path.confirmed').count() > 0, 'confirmed squares stand out');
   await shoot(page, 'statistics');
+
+  // The map of DXCC entities: a marker per entity the statistic resource says was worked.
+  const entities = (await api('/api/v2/statistic?profile=dxcc')).data.dxcc_entities;
+  t.equal(entities.length, stats.dxcc.worked, 'the resource lists each worked entity');
+  await page.getByLabel('Worked DXCC entities').check();
+  await page.locator('svg.map .points circle').first().waitFor();
+  const markers = await page.locator('svg.map .points circle').evaluateAll((circles) => circles.map((c) => [Number(c.getAttribute('data-id')), c.getAttribute('class')]));
+  t.same(markers, entities.map((e: { dxcc: number; confirmed: boolean }) => [e.dxcc, e.confirmed ? 'confirmed' : 'worked']), 'one marker per worked entity, confirmed ones marked so');
+  t.equal(markers.filter(([, kind]) => kind === 'confirmed').length, stats.dxcc.confirmed);
+  t.equal(await page.locator('svg.map .squares').count(), 0, 'the squares make way');
+  const japan = await page.locator('svg.map .points circle[data-id="339"]').boundingBox();
+  const germany = await page.locator('svg.map .points circle[data-id="230"]').boundingBox();
+  t.ok(japan!.x > germany!.x && japan!.y > germany!.y - 100, 'placed where the entities are: Japan east of Germany');
+  t.match(await page.locator('svg.map').getAttribute('aria-label'), new RegExp(`${stats.dxcc.worked} DXCC entities worked, ${stats.dxcc.confirmed} confirmed`));
+  await shoot(page, 'statistics-dxcc-map');
 
   // Stations and logbooks.
   await page.getByRole('link', { name: 'Stations' }).click();

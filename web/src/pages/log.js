@@ -23,27 +23,32 @@ export function filterQuery(filter) {
 
 export const Badges = ({ qso }) => html`<span class="badges">${received(qso).map((c) => html`<span class=${'badge ' + c.key} title=${c.label + ' received'}>${c.label}</span>`)}</span>`;
 
+/**
+ * The filter form holds what is typed (default values, not controlled ones): a page arriving
+ * while someone types must not put the applied filter back. Keyed by the applied filter, so
+ * that Apply and Clear start it afresh.
+ */
 function Filters({ filter, stations, onApply }) {
   const submit = (e) => {
     e.preventDefault();
     onApply(Object.fromEntries(Object.keys(EMPTY).map((key) => [key, e.currentTarget[key].value])));
   };
   return html`<form class="filters" onSubmit=${submit} aria-label="Filter">
-    <label>Callsign <input name="callsign" value=${filter.callsign} autocapitalize="characters" /></label>
-    <label>Band <input name="band" value=${filter.band} placeholder="20m" size="5" /></label>
-    <label>Mode <input name="mode" value=${filter.mode} placeholder="SSB" size="6" /></label>
-    <label>From (UTC) <input name="qso_since" value=${filter.qso_since} ...${DATE} /></label>
-    <label>To (UTC) <input name="qso_until" value=${filter.qso_until} ...${DATE} /></label>
-    <label>Confirmed by <select name="qsl_filter" value=${filter.qsl_filter}>
+    <label>Callsign <input name="callsign" defaultValue=${filter.callsign} autocapitalize="characters" /></label>
+    <label>Band <input name="band" defaultValue=${filter.band} placeholder="20m" size="5" /></label>
+    <label>Mode <input name="mode" defaultValue=${filter.mode} placeholder="SSB" size="6" /></label>
+    <label>From (UTC) <input name="qso_since" defaultValue=${filter.qso_since} ...${DATE} /></label>
+    <label>To (UTC) <input name="qso_until" defaultValue=${filter.qso_until} ...${DATE} /></label>
+    <label>Confirmed by <select name="qsl_filter">
       <option value="">any or none</option>
-      ${CONFIRMATIONS.map((c) => html`<option value=${c.key}>${c.label}</option>`)}
+      ${CONFIRMATIONS.map((c) => html`<option value=${c.key} selected=${filter.qsl_filter === c.key}>${c.label}</option>`)}
     </select></label>
-    <label>Location <select name="station_id" value=${filter.station_id}>
+    <label>Location <select name="station_id">
       <option value="">all</option>
-      ${stations.map((s) => html`<option value=${String(s.id)}>${s.name}</option>`)}
+      ${stations.map((s) => html`<option value=${String(s.id)} selected=${filter.station_id === String(s.id)}>${s.name}</option>`)}
     </select></label>
     <div class="buttons"><button type="submit">Apply</button>
-      <button type="button" onClick=${() => onApply(EMPTY)}>Clear</button></div>
+      <button type="button" onClick=${(e) => { e.currentTarget.form.reset(); onApply(EMPTY); }}>Clear</button></div>
   </form>`;
 }
 
@@ -60,7 +65,7 @@ export function Log({ stations }) {
   const meta = list.data ? list.data.meta : null;
   return html`<section>
     <h1>Log</h1>
-    <${Filters} filter=${filter} stations=${stations} onApply=${(f) => view({ filter: f, page: 1 })} />
+    <${Filters} key=${JSON.stringify(filter)} filter=${filter} stations=${stations} onApply=${(f) => view({ filter: f, page: 1 })} />
     <div class="toolbar">
       <a class="button" href="#new">Log a QSO</a>
       ${meta && meta.total > 0
