@@ -7,7 +7,7 @@ let current = null;
 let ended = null;
 const listeners = new Set();
 
-export const SESSION_ENDED = 'Your session has ended: it was unused for too long, or it was signed out or its password changed elsewhere. Sign in again.';
+const SESSION_ENDED = 'Your session has ended: it was unused for too long, or it was signed out or its password changed elsewhere. Sign in again.';
 
 export class ApiError extends Error {
   constructor(status, code, message, details) {
