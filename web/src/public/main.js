@@ -7,7 +7,7 @@ import { render } from 'preact';
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { mhz, number, utc } from '../format.js';
-import { MapFrame } from '../worldMap.js';
+import { MapFrame } from '../map/worldMap.js';
 import { connectLive } from './liveLog.js';
 import { Search } from './search.js';
 

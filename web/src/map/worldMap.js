@@ -1,9 +1,15 @@
-// A world map drawn offline: Natural Earth outlines (world-atlas, served by this server) through
-// d3-geo, and the worked and confirmed Maidenhead squares (4 characters: 2° × 1°) on top.
+// A world map drawn offline, for any page that wants one: Natural Earth outlines (world-atlas,
+// served by this server under /assets/) through d3-geo's Equal Earth projection, and on top
+// either Maidenhead squares or points (DXCC entities), each worked or confirmed (WorldMap), or
+// whatever a page draws itself (MapFrame).
+//
+//   <WorldMap label="…" squares=${[{ grid: 'JO62', confirmed: true }]} />
+//   <WorldMap label="…" points=${[{ id: 230, name: 'Germany', lat: 51, long: 10, confirmed: false }]} />
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { geoEqualEarth, geoGraticule10, geoPath } from 'd3-geo';
 import { feature } from 'topojson-client';
+import { squarePolygon } from './squares.js';
 
 const WIDTH = 960;
 const HEIGHT = 470;
@@ -17,13 +23,7 @@ function countries() {
   return outlines;
 }
 
-/** "JO62" → the square's polygon, its ring clockwise as d3-geo wants an exterior ring. */
-export function squarePolygon(grid) {
-  const g = grid.toUpperCase();
-  const west = (g.charCodeAt(0) - 65) * 20 - 180 + Number(g[2]) * 2;
-  const south = (g.charCodeAt(1) - 65) * 10 - 90 + Number(g[3]);
-  return { type: 'Polygon', coordinates: [[[west, south], [west, south + 1], [west + 2, south + 1], [west + 2, south], [west, south]]] };
-}
+const state = (item) => (item.confirmed ? 'confirmed' : 'worked');
 
 /** The world's outlines as an SVG; `draw(path, projection)` returns what goes on top of them. */
 export function MapFrame({ label, draw }) {
@@ -42,8 +42,13 @@ export function MapFrame({ label, draw }) {
   </svg>`;
 }
 
-export function WorldMap({ worked, confirmed }) {
-  const confirmedSet = new Set(confirmed);
-  return html`<${MapFrame} label=${`World map: ${worked.length} squares worked, ${confirmed.length} confirmed`}
-    draw=${(path) => html`<g class="squares">${worked.map((grid) => html`<path class=${confirmedSet.has(grid) ? 'confirmed' : 'worked'} data-grid=${grid} d=${path(squarePolygon(grid))}><title>${grid}${confirmedSet.has(grid) ? ' (confirmed)' : ''}</title></path>`)}</g>`} />`;
+/** Maidenhead squares or DXCC entities (points), each worked or confirmed, on the world's outlines. */
+export function WorldMap({ label, squares = [], points = [] }) {
+  return html`<${MapFrame} label=${label} draw=${(path, projection) => html`
+    ${squares.length ? html`<g class="squares">${squares.map((s) => html`<path class=${state(s)} data-grid=${s.grid} d=${path(squarePolygon(s.grid))}>
+      <title>${s.grid}${s.confirmed ? ' (confirmed)' : ''}</title></path>`)}</g>` : null}
+    ${points.length ? html`<g class="points">${points.map((p) => {
+      const [x, y] = projection([p.long, p.lat]);
+      return html`<circle class=${state(p)} data-id=${p.id} cx=${x.toFixed(1)} cy=${y.toFixed(1)} r="4.5"><title>${p.name}${p.confirmed ? ' (confirmed)' : ''}</title></circle>`;
+    })}</g>` : null}`} />`;
 }
