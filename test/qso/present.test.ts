@@ -8,7 +8,7 @@ import { QsoJsonFromCopy } from '../../lib/qso/copyJson.js';
 import { ChangePageFromCopy } from '../../lib/qso/changeFeed.js';
 import { ByteOutput } from '../../lib/export/byteOutput.js';
 import { readsRows } from '../../lib/http/v2/resources/qso/list.js';
-import { parseListQuery } from '../../lib/http/v2/resources/qso/listQuery.js';
+import { parseListQuery } from '../../lib/http/v2/resources/qso/listParams.js';
 import type { Principal } from '../../lib/http/v2/principal.js';
 import type { RequestContext } from '../../lib/http/v2/resource.js';
 

@@ -2,10 +2,11 @@ import type { RequestContext } from '../../resource.js';
 import { EXPORT_SELECT_LIST, type ExportLocations } from '../../../../export/adifRecord.js';
 import { readExportLocations } from '../../../../export/locations.js';
 import { exportHeader } from '../../../../export/query.js';
-import { listMeta, pageSql, type ListQuery } from './listQuery.js';
+import { pageSql, type ListQuery } from '../../../../qso/list/query.js';
+import { listMeta } from './listParams.js';
 import type { ListPage } from './listPage.js';
 import { adifListEnvelope } from './adifListStream.js';
-import { pageSeek } from './deepPage.js';
+import { pageSeek } from '../../../../qso/list/seek.js';
 import { copyBoundOut } from '../../../../db/settingParams.js';
 
 /**

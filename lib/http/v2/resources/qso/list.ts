@@ -3,10 +3,11 @@ import { QsoPageFromCopy } from '../../../../qso/copyJson.js';
 import { QsoPageFromRows } from '../../../../qso/pageRows.js';
 import { readPageRows, ROWS_PAGE_MAX } from '../../../../db/pageRows.js';
 import { copyBoundOut } from '../../../../db/settingParams.js';
-import { listMeta, pageSql, parseListQuery, type ListQuery } from './listQuery.js';
+import { pageSql, type ListQuery } from '../../../../qso/list/query.js';
+import { listMeta, parseListQuery } from './listParams.js';
 import { CopyPageEnvelope } from './jsonListStream.js';
 import { adifListPage } from './adifList.js';
-import { pageSeek } from './deepPage.js';
+import { pageSeek } from '../../../../qso/list/seek.js';
 import { answerListPage, type ListPage } from './listPage.js';
 
 /**

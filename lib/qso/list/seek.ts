@@ -1,9 +1,9 @@
 import type pg from 'pg';
-import { SqlParams } from '../../../../db/sqlParams.js';
-import { shapedStatement } from '../../../../db/shapedStatement.js';
-import { blockRowsSql, bucketTotalSql, idSeekSql, monthRowsSql, monthSeekSql, scopeTotalSql, timeRangeTotalSql } from '../../../../qso/counts.js';
-import { bucketScopeOn, listShape, scopeOn, type ListQuery, type PageSeek } from './listQuery.js';
-import { pagePlan, unchosen } from '../../../../qso/list/plan.js';
+import { SqlParams } from '../../db/sqlParams.js';
+import { shapedStatement } from '../../db/shapedStatement.js';
+import { blockRowsSql, bucketTotalSql, idSeekSql, monthRowsSql, monthSeekSql, scopeTotalSql, timeRangeTotalSql } from '../counts.js';
+import { bucketScopeOn, listShape, scopeOn, type ListQuery, type PageSeek } from './query.js';
+import { pagePlan, unchosen } from './plan.js';
 
 /**
  * What reading every match costs against the walk (judged in QSOs passed): the matches found

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { HideableUserdata } from '../../../../config.js';
+import type { HideableUserdata } from '../config.js';
 
 /** A member as the API shows it; the withholdable fields may be removed by the instance's config. */
 export interface MemberRecord extends Partial<Record<HideableUserdata, string | null>> {

@@ -1,12 +1,12 @@
 import type pg from 'pg';
-import { SqlParams } from '../../../../db/sqlParams.js';
-import { bindForCopy } from '../../../../db/settingParams.js';
-import { shapedStatement } from '../../../../db/shapedStatement.js';
-import { blockRowsSql, bucketTotalSql, idRangeTotalSql, scopeTotalSql, timeRangeTotalSql } from '../../../../qso/counts.js';
-import { scopeConditions } from '../../../../qso/scope.js';
-import { dayRangeConditions } from '../../../../qso/filters.js';
-import { bucketScopeOn, listShape, scopeOn, where, type ListQuery, type Sql } from './listQuery.js';
-import { totalPlan, unchosen } from '../../../../qso/list/plan.js';
+import { SqlParams } from '../../db/sqlParams.js';
+import { bindForCopy } from '../../db/settingParams.js';
+import { shapedStatement } from '../../db/shapedStatement.js';
+import { blockRowsSql, bucketTotalSql, idRangeTotalSql, scopeTotalSql, timeRangeTotalSql } from '../counts.js';
+import { scopeConditions } from '../scope.js';
+import { dayRangeConditions } from '../filters.js';
+import { bucketScopeOn, listShape, scopeOn, where, type ListQuery, type Sql } from './query.js';
+import { totalPlan, unchosen } from './plan.js';
 
 /**
  * `meta.total`, exact, read in the page's snapshot, without counting every matching QSO where
