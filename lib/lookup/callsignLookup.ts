@@ -233,3 +233,13 @@ export async function basicLookup(db: pg.Pool, request: Pick<LookupRequest, 'cal
     suffix_slash: suffixSlash(request.callsign),
   };
 }
+
+/** Whether the scope holds a QSO with `callsign` (normalised), on `band` when not null (v1 `logbook_check_callsign`). */
+export async function callsignWorked(db: pg.Pool, scope: QsoScope, callsign: string, band: string | null): Promise<boolean> {
+  const params = new SqlParams();
+  const conditions = [...scopeConditions(scope, params), `q.call = ${params.add(callsign)}`];
+  const bandFilter = band === null ? null : bandCondition(band, params);
+  if (bandFilter) conditions.push(bandFilter);
+  const { rowCount } = await db.query(`SELECT 1 FROM qso q WHERE ${conditions.join(' AND ')} LIMIT 1`, params.values);
+  return (rowCount ?? 0) > 0;
+}
