@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { SqlParams } from '../db/sqlParams.js';
 import { shapedStatement } from '../db/shapedStatement.js';
 import { CONFIRMATION_KEYS, CONFIRMATION_TYPES, type ConfirmationType } from '../qso/confirmationTypes.js';
-import { bandCondition, confirmedCondition, dateRangeConditions, dayAfter, modeCondition } from '../qso/filters.js';
+import { bandCondition, callCondition, confirmedCondition, dateRangeConditions, dayAfter, modeCondition } from '../qso/filters.js';
 import { scopeConditions, type QsoScope } from '../qso/scope.js';
 import { timeRangeTotalSql } from '../qso/counts.js';
 
@@ -59,7 +59,7 @@ function qsoConditions(filters: ConfirmationFilters, params: SqlParams): string[
   const band = filters.band === null ? null : bandCondition(filters.band, params);
   if (band) conditions.push(band);
   if (filters.mode !== null) conditions.push(modeCondition(filters.mode, params));
-  if (filters.callsign !== null) conditions.push(`q.call = ${params.add(filters.callsign)}`);
+  if (filters.callsign !== null) conditions.push(callCondition(params.add(filters.callsign)));
   return conditions;
 }
 

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { SqlParams } from '../db/sqlParams.js';
 import { scopeConditions, type QsoScope } from '../qso/scope.js';
-import { bandCondition, confirmedCondition, modeCondition } from '../qso/filters.js';
+import { bandCondition, callCondition, confirmedCondition, modeCondition } from '../qso/filters.js';
 import { resolveCallsign } from '../dxcc/resolver.js';
 import { dxccEntity } from '../dxcc/entities.js';
 import { dxccFlag } from '../dxcc/flags.js';
@@ -154,7 +154,7 @@ async function callData(db: pg.Pool, request: LookupRequest): Promise<CallRow> {
     `coalesce((array_agg(q.${column} ORDER BY q.time_on DESC, q.id DESC) FILTER (WHERE q.${column} <> ''))[1], '') AS ${member}`);
   const { rows } = await db.query<CallRow>(
     `SELECT ${flagAggregates(request, params)}, ${latest.join(', ')}
-       FROM qso q WHERE ${[...scopeConditions(request.scope, params), `q.call = ${params.add(request.callsign)}`].join(' AND ')}`,
+       FROM qso q WHERE ${[...scopeConditions(request.scope, params), callCondition(params.add(request.callsign))].join(' AND ')}`,
     params.values,
   );
   return rows[0]!;
@@ -237,7 +237,7 @@ export async function basicLookup(db: pg.Pool, request: Pick<LookupRequest, 'cal
 /** Whether the scope holds a QSO with `callsign` (normalised), on `band` when not null (v1 `logbook_check_callsign`). */
 export async function callsignWorked(db: pg.Pool, scope: QsoScope, callsign: string, band: string | null): Promise<boolean> {
   const params = new SqlParams();
-  const conditions = [...scopeConditions(scope, params), `q.call = ${params.add(callsign)}`];
+  const conditions = [...scopeConditions(scope, params), callCondition(params.add(callsign))];
   const bandFilter = band === null ? null : bandCondition(band, params);
   if (bandFilter) conditions.push(bandFilter);
   const { rowCount } = await db.query(`SELECT 1 FROM qso q WHERE ${conditions.join(' AND ')} LIMIT 1`, params.values);

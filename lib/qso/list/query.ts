@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { SqlParams } from '../../db/sqlParams.js';
 import { parseBandFilter } from '../../adif/bands.js';
-import { bandCondition, confirmedCondition, dateRangeConditions, dayAfter, modeCondition } from '../filters.js';
+import { bandCondition, callCondition, confirmedCondition, dateRangeConditions, dayAfter, modeCondition } from '../filters.js';
 import { scopeConditions, scopeOnAliases, type QsoScope, type ScopeOn } from '../scope.js';
 import { qsoSelectList } from '../present.js';
 import { sinceIdBound } from '../changeBounds.js';
@@ -106,7 +106,7 @@ export function listQueryOf(filters: ListFilters): ParsedList {
   /** The filters on q below the cut. */
   const filtersWith = (params: SqlParams, idBelow: number | null): string[] => {
     const conditions: string[] = [];
-    if (callsign !== null) conditions.push(`q.call = ${params.add(callsign)}`);
+    if (callsign !== null) conditions.push(callCondition(params.add(callsign)));
     conditions.push(...dateRangeConditions(since, until, params));
     conditions.push(...bucketFilters(params, 'q'));
     if (sinceId > 0) conditions.push(`q.id > ${params.add(sinceId)}::bigint`);
