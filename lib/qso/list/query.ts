@@ -7,7 +7,7 @@ import { qsoSelectList } from '../present.js';
 import { sinceIdBound } from '../changeBounds.js';
 import type { ConfirmationType } from '../confirmationTypes.js';
 import type { BucketFilterKind } from '../../db/countTables.js';
-import type { ListShape } from './plan.js';
+import { planList, type ListPlan, type ListShape } from './plan.js';
 
 /**
  * A QSO list's filters (GET /qso, parsed in lib/http/v2/resources/qso/listParams.ts) and the SQL
@@ -46,8 +46,10 @@ export interface ListQuery {
   filters(params: SqlParams): string[];
   /** The filters qso_counts keeps too (band, mode, qsl_filter), on qso (q) or qso_counts (c). */
   bucketFilters(params: SqlParams, alias: 'q' | 'c'): string[];
-  /** Which kinds of those filters the list has (what picks the month counts to sum). */
+  /** Which kinds of those filters the list has. */
   bucketFilterKinds: readonly BucketFilterKind[];
+  /** How its page is read and its total counted (planList, from the list's shape). */
+  plan: ListPlan;
 }
 
 /**
@@ -114,19 +116,26 @@ export function listQueryOf(filters: ListFilters): ParsedList {
     return conditions;
   };
 
-  const withCut = (idBelow: number | null): ListQuery => ({
-    format,
-    pagination,
-    newest,
-    sinceId,
-    idBelow,
-    scope,
-    callsign,
-    days: { from: since, to: until === null ? null : dayAfter(until) },
-    filters: (params) => filtersWith(params, idBelow),
-    bucketFilters,
-    bucketFilterKinds,
-  });
+  const withCut = (idBelow: number | null): ListQuery => {
+    const shape: ListShape = {
+      format, newest, callsign: callsign !== null, dated: since !== null || until !== null, bucketKinds: bucketParts.length,
+      sinceId, idBelow, offset: pagination.offset, perPage: pagination.perPage,
+    };
+    return {
+      format,
+      pagination,
+      newest,
+      sinceId,
+      idBelow,
+      scope,
+      callsign,
+      days: { from: since, to: until === null ? null : dayAfter(until) },
+      filters: (params) => filtersWith(params, idBelow),
+      bucketFilters,
+      bucketFilterKinds,
+      plan: planList(shape),
+    };
+  };
   // Pages followed by id stop below the cut.
   return { cutStations: (sinceId > 0 || format === 'adif') && scope.stationIds.length > 0 ? scope.stationIds : null, withCut };
 }
@@ -238,19 +247,5 @@ export function pageSql(list: ListQuery, select = QSO_OBJECT_SELECT, seek: PageS
   return {
     text: `SELECT ${select} FROM (${candidates}) p JOIN qso q ON q.id = p.id ORDER BY ${outputOrder}`,
     values: params.values,
-  };
-}
-
-/** What the list planner (lib/qso/list/plan.ts) reads of a list. */
-export function listShape(list: ListQuery): ListShape {
-  return {
-    format: list.format,
-    newest: list.newest,
-    callsign: list.callsign !== null,
-    dated: list.days.from !== null || list.days.to !== null,
-    buckets: list.bucketFilterKinds.length > 0,
-    sinceId: list.sinceId,
-    idBelow: list.idBelow,
-    offset: list.pagination.offset,
   };
 }
