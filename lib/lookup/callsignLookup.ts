@@ -164,19 +164,27 @@ type EntityFlags = Pick<Flags, 'confirmed' | 'confirmed_band' | 'confirmed_band_
 
 /**
  * Whether the entity is confirmed (card or LoTW), on the band, on the band and mode (from the
- * QSOs' stored dxcc): three probes, each ending at the first confirmed QSO it finds. No index
- * leads to an entity's confirmed QSOs since sql/050 (docs/storage.md: every writer paid for it),
- * so a probe may read the location's QSOs up to the first match.
+ * QSOs' stored dxcc). Confirmed at all: summed from qso_dxcc_counts, a few rows. On the band
+ * (and mode): a probe each, ending at the first confirmed QSO it finds, run only for an entity
+ * confirmed at all. No index leads to an entity's confirmed QSOs since sql/050 (docs/storage.md:
+ * every writer paid for it), so such a probe may read the location's QSOs up to the first match;
+ * an entity never confirmed, which read them all, is answered from the counts alone.
  */
 async function dxccConfirmation(db: pg.Pool, request: LookupRequest, adif: number): Promise<EntityFlags> {
   const params = new SqlParams();
-  const confirmedOfEntity = [...scopeConditions(request.scope, params), `q.dxcc = ${params.add(adif)}`, confirmedCondition(AWARD_CONFIRMATIONS)];
+  const entity = params.add(adif);
+  const counted = [...scopeConditions(request.scope, params, 'c'), `c.dxcc = ${entity}`, confirmedCondition(AWARD_CONFIRMATIONS, 'c')];
+  // Bound only when a probe runs: a parameter no statement names has no type.
+  let confirmedOfEntity: string[] | undefined;
+  const ofEntity = () => (confirmedOfEntity ??= [...scopeConditions(request.scope, params), `q.dxcc = ${entity}`, confirmedCondition(AWARD_CONFIRMATIONS)]);
   const band = request.band !== null ? bandCondition(request.band, params) : null;
   const mode = band !== null && request.mode !== null ? modeCondition(request.mode, params) : null;
-  const exists = (...more: Array<string | null>) =>
-    more.includes(null) ? 'false' : `EXISTS (SELECT 1 FROM qso q WHERE ${[...confirmedOfEntity, ...more].join(' AND ')})`;
+  // CASE, not AND: the probe must not run for an entity the counts say was never confirmed.
+  const probe = (...more: Array<string | null>) =>
+    more.includes(null) ? 'false' : `CASE WHEN e.confirmed THEN EXISTS (SELECT 1 FROM qso q WHERE ${[...ofEntity(), ...more].join(' AND ')}) ELSE false END`;
   const { rows } = await db.query<EntityFlags>(
-    `SELECT ${exists()} AS confirmed, ${exists(band)} AS confirmed_band, ${exists(band, mode)} AS confirmed_band_mode`,
+    `SELECT e.confirmed, ${probe(band)} AS confirmed_band, ${probe(band, mode)} AS confirmed_band_mode
+       FROM (SELECT coalesce(sum(c.n), 0) > 0 AS confirmed FROM qso_dxcc_counts c WHERE ${counted.join(' AND ')}) e`,
     params.values,
   );
   return rows[0]!;
