@@ -516,11 +516,16 @@ $function$;
 CREATE OR REPLACE FUNCTION public.public_log_base_call(call text)
  RETURNS text
  LANGUAGE sql
- IMMUTABLE PARALLEL SAFE STRICT
+ IMMUTABLE PARALLEL SAFE
 AS $function$
-  SELECT CASE WHEN s ~ '^[^/]+/[^/]+$' AND length(split_part(s, '/', 2)) >= length(split_part(s, '/', 1))
-              THEN split_part(s, '/', 2) ELSE s END
-    FROM (SELECT regexp_replace(upper(call), '(/(P|M|MM|QRP))+$', '') AS s) AS stripped
+  SELECT CASE
+    WHEN strpos(call, '/') = 0 THEN upper(call)
+    WHEN regexp_replace(upper(call), '(/(P|M|MM|QRP))+$', '') ~ '^[^/]+/[^/]+$'
+         AND length(split_part(regexp_replace(upper(call), '(/(P|M|MM|QRP))+$', ''), '/', 2))
+             >= length(split_part(regexp_replace(upper(call), '(/(P|M|MM|QRP))+$', ''), '/', 1))
+      THEN split_part(regexp_replace(upper(call), '(/(P|M|MM|QRP))+$', ''), '/', 2)
+    ELSE regexp_replace(upper(call), '(/(P|M|MM|QRP))+$', '')
+  END
 $function$;
 
 CREATE OR REPLACE FUNCTION public.qsl_status_rank(status text)

@@ -14,6 +14,7 @@ import { searchPublicLog } from '../../lib/publicLog/repository.js';
  */
 
 const FOLD = '054_dupe_key_holds_base_call';
+const INLINED = '055_public_log_base_call_inlined';
 
 t.test('the duplicate key holds the base call: duplicates refused, lookups by call seek it', async (t) => {
   const db = await testDatabaseAt(t, '050_lean_storage');
@@ -24,7 +25,8 @@ t.test('the duplicate key holds the base call: duplicates refused, lookups by ca
      SELECT $1, (ARRAY['K' || g, 'EA8/G4ABC', 'G4ABC/P', 'G4ABC'])[1 + (g % 40 = 0)::int * (1 + g % 3)],
             timestamp '2015-01-01' + g * interval '7 minutes', '20m', 'CW'
        FROM generate_series(1, 20000) g`, [stationId]);
-  t.ok((await migrate(pool)).includes(FOLD), 'the migration applied on a populated database');
+  const applied = await migrate(pool);
+  t.ok(applied.includes(FOLD) && applied.includes(INLINED), 'the migrations applied on a populated database');
 
   const { rows: indexes } = await pool.query<{ name: string }>(`SELECT indexrelid::regclass::text AS name FROM pg_index WHERE indrelid = 'qso'::regclass`);
   t.notOk(indexes.some(({ name }) => name === 'qso_station_public_base_call'), 'the search index is gone');
@@ -45,7 +47,9 @@ t.test('the duplicate key holds the base call: duplicates refused, lookups by ca
   const plan = (await pool.query<{ 'QUERY PLAN': string }>(
     `EXPLAIN SELECT q.id FROM qso q WHERE q.station_id = ${params.add(stationId)} AND ${condition}`, params.values)).rows.map((r) => r['QUERY PLAN']).join('\n');
   t.match(plan, /Index (Only )?Scan using qso_dupe_key/, 'a lookup by call reads the duplicate key');
-  t.match(plan, /Index Cond: \(\(station_id = \d+\) AND \(public_log_base_call\(call\) = /, 'seeking its location and base call');
+  // The base call inlined (sql/055) and, for a constant, computed once: G4ABC.
+  t.match(plan, /Index Cond: \(\(station_id = \d+\) AND \(CASE WHEN [\s\S]+ END = 'G4ABC'::text\) AND \(call = 'G4ABC\/P'::text\)\)/,
+    'seeking its location and base call');
 
   const search = (await pool.query<{ 'QUERY PLAN': string }>(
     `EXPLAIN SELECT count(*) FROM qso WHERE station_id = ANY ($1) AND public_log_base_call(call) = public_log_base_call($2)`, [[stationId], 'G4ABC'])).rows.map((r) => r['QUERY PLAN']).join('\n');
@@ -54,4 +58,28 @@ t.test('the duplicate key holds the base call: duplicates refused, lookups by ca
   const { rows: [expected] } = await pool.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM qso WHERE station_id = $1 AND call IN ('G4ABC', 'G4ABC/P', 'EA8/G4ABC')`, [stationId]);
   t.equal(slots.reduce((sum, slot) => sum + slot.qsos, 0), expected!.n, 'the search finds the call and its portable forms');
+});
+
+t.test('the base call computed inline gives what sql/046 gave, for every form of call', async (t) => {
+  const db = await testDatabaseAt(t, '050_lean_storage');
+  const pool = db.pool;
+  // sql/046's body, beside the one in force.
+  await pool.query(`CREATE FUNCTION base_call_046(call text) RETURNS text LANGUAGE sql IMMUTABLE STRICT AS $$
+    SELECT CASE WHEN s ~ '^[^/]+/[^/]+$' AND length(split_part(s, '/', 2)) >= length(split_part(s, '/', 1))
+                THEN split_part(s, '/', 2) ELSE s END
+      FROM (SELECT regexp_replace(upper(call), '(/(P|M|MM|QRP))+$', '') AS s) AS stripped $$`);
+  await migrate(pool);
+  const parts = ['', '/', 'g4abc', 'G4ABC', 'EA8', 'DL', 'P', 'M', 'MM', 'QRP', 'qrp', '4', 'VP2E', 'K1ABC', 'ÄÖ', 'A'];
+  const { rows } = await pool.query<{ calls: number; differ: string[] }>(
+    `WITH calls AS (SELECT concat_ws('/', NULLIF(a, ''), NULLIF(b, ''), NULLIF(c, '')) AS call, a || '/' || b AS slashed
+                      FROM unnest($1::text[]) a, unnest($1::text[]) b, unnest($1::text[]) c)
+     SELECT count(*)::int AS calls,
+            array_agg(call) FILTER (WHERE public_log_base_call(call) IS DISTINCT FROM base_call_046(call)
+                                       OR public_log_base_call(slashed) IS DISTINCT FROM base_call_046(slashed)) AS differ
+       FROM calls`, [parts]);
+  t.ok(rows[0]!.calls > 4000, `${rows[0]!.calls} calls compared`);
+  t.same(rows[0]!.differ, null, 'the same base for each');
+  t.equal((await pool.query('SELECT public_log_base_call(NULL) AS base')).rows[0].base, null, 'NULL gives NULL');
+  const { rows: plan } = await pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN VERBOSE SELECT public_log_base_call(call) FROM qso`);
+  t.notMatch(plan.map((r) => r['QUERY PLAN']).join('\n'), /public_log_base_call/, 'inlined: no function call per row');
 });
