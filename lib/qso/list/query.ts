@@ -23,7 +23,6 @@ import { planList, type ListPlan, type ListShape } from './plan.js';
 export const LIST_FORMATS = ['json', 'adif'] as const;
 export type ListFormat = (typeof LIST_FORMATS)[number];
 
-
 /** Beyond this many station locations one sorted scan beats planning a branch per location. */
 const MAX_MERGE_BRANCHES = 64;
 

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { SqlParams } from '../../db/sqlParams.js';
 import { shapedStatement } from '../../db/shapedStatement.js';
 import { blockRowsSql, bucketTotalSql, idSeekSql, monthRowsSql, monthSeekSql, scopeTotalSql, timeRangeTotalSql } from '../counts.js';
-import { bucketScopeOn, scopeOn, type ListQuery, type PageSeek } from './query.js';
+import { bucketScopeOn, pageSql, scopeOn, type ListQuery, type PageSeek, type Sql } from './query.js';
 import { unchosen } from './plan.js';
 
 /**
@@ -78,4 +78,9 @@ export async function pageSeek(client: Pick<pg.PoolClient, 'query'>, list: ListQ
     default:
       return unchosen(plan);
   }
+}
+
+/** The page's statement, as the plan reads it: from where it starts (pageSeek), each QSO as `select` (by default the QSO object's columns). Ask in the page's snapshot. */
+export async function pageStatement(client: Pick<pg.PoolClient, 'query'>, list: ListQuery, select?: string): Promise<Sql> {
+  return pageSql(list, select, await pageSeek(client, list));
 }

@@ -3,11 +3,11 @@ import { QsoPageFromCopy } from '../../../../qso/copyJson.js';
 import { QsoPageFromRows } from '../../../../qso/pageRows.js';
 import { readPageRows } from '../../../../db/pageRows.js';
 import { copyBoundOut } from '../../../../db/settingParams.js';
-import { pageSql, type ListQuery } from '../../../../qso/list/query.js';
+import type { ListQuery } from '../../../../qso/list/query.js';
 import { listMeta, parseListQuery } from './listParams.js';
 import { CopyPageEnvelope } from './jsonListStream.js';
 import { adifListPage } from './adifList.js';
-import { pageSeek } from '../../../../qso/list/seek.js';
+import { pageStatement } from '../../../../qso/list/seek.js';
 import { answerListPage, type ListPage } from './listPage.js';
 
 /**
@@ -18,7 +18,7 @@ import { answerListPage, type ListPage } from './listPage.js';
 function jsonListPage(request: RequestContext, list: ListQuery): ListPage {
   const byRows = list.plan.read === 'kept-rows';
   return {
-    query: async (client) => pageSql(list, undefined, await pageSeek(client, list)),
+    query: (client) => pageStatement(client, list),
     read: (client, boundText) => (byRows ? readPageRows(client, boundText) : copyBoundOut(client, boundText)),
     envelope(total) {
       const metaOf = (qsos: { count: number }) => () => ({ ...request.meta, ...listMeta(list, qsos.count, total) });
