@@ -130,7 +130,7 @@ export const SEARCH_TIMES = 20;
 /**
  * The band and mode slots where `call` (upper case) is in the log. A call with a '/' matches
  * only itself; one without matches every QSO whose public_log_base_call (sql/046) it is.
- * Both walk the index on (station_id, public_log_base_call(call)).
+ * Both seek qso_dupe_key, which leads with (station_id, public_log_base_call(call)) (sql/054).
  */
 export async function searchPublicLog(db: Queryable, stationIds: number[], call: string): Promise<SearchSlotRow[]> {
   const exact = call.includes('/');

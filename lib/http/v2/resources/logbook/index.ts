@@ -8,7 +8,7 @@ import { created } from '../../created.js';
 import { OFFICER_LEVEL, requireClubLevel, type Principal } from '../../principal.js';
 import type { JsonSchema, ResourceDefinition } from '../../resource.js';
 import { publicLogTopic } from '../../../../live/topics.js';
-import { deleteLogbook, findLogbook, insertLogbook, listLogbooks, logbookNamed, updateLogbook } from './logbookRepository.js';
+import { deleteLogbook, findLogbook, insertLogbook, listLogbooks, logbookNamed, updateLogbook } from '../../../../accounts/logbookRepository.js';
 
 const NAME_LIMIT = 255;
 
