@@ -13,9 +13,10 @@ import { createStagingTable, DEFAULT_LIMITS, lockStationForImport, StagingWriter
 import { wholeLogDownload, type ImportOptions, type ImportSummary, type RawRecord } from './types.js';
 
 /**
- * Bulk imports: input → reader/normaliser/duplicate check (one Transform) → COPY into a
- * staging table → per batch, INSERT into qso of the new records and (confirm and merge
- * policies) one UPDATE of the stored QSOs the other records match, while the input is still
+ * Bulk imports: input → reader/normaliser/duplicate check (one Transform) → COPY of the new
+ * records straight into qso (through a staging table for a batch that lost a race with a
+ * concurrent writer) and, per batch (confirm and merge policies), COPY of the other records
+ * into the staging table and one UPDATE of the stored QSOs they match, while the input is still
  * being read, all in one transaction: any failure (unreadable input, database error, client
  * gone) rolls the whole import back. A dry run does the same and rolls back.
  */
