@@ -259,7 +259,7 @@ function observeImport(db: pg.Pool, otherStationId: number): { stop(): Promise<O
          LEFT JOIN pg_class c ON c.oid = l.relation
          WHERE a.datname = current_database() AND a.pid <> pg_backend_pid() AND l.granted
            AND l.locktype IN ('relation', 'advisory', 'transactionid')
-           AND (a.query LIKE 'COPY import_staging%' OR a.query LIKE '%INSERT INTO qso (station_id%import_staging%')`,
+           AND (a.query LIKE 'COPY qso %' OR a.query LIKE 'COPY import_staging%' OR a.query LIKE '%INSERT INTO qso (station_id%import_staging%')`,
       );
       for (const row of rows) observation.locks.add(row.lock);
       const started = process.hrtime.bigint();

@@ -44,7 +44,7 @@ function controlledInput(first: Fields[]) {
 async function copyBackend(pool: pg.Pool): Promise<number> {
   for (let i = 0; i < 100; i++) {
     const { rows } = await pool.query<{ pid: number }>(
-      "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'COPY import_staging%'",
+      "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'COPY qso %'",
     );
     if (rows.length > 0) return rows[0]!.pid;
     await sleep(20);
