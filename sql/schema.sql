@@ -518,12 +518,24 @@ $function$;
 CREATE OR REPLACE FUNCTION public.public_log_base_call(call text)
  RETURNS text
  LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+AS $function$
+  SELECT CASE WHEN strpos(call, '/') = 0 THEN upper(call) ELSE public_log_base_call_slashed(call) END
+$function$;
+
+CREATE OR REPLACE FUNCTION public.public_log_base_call_slashed(call text)
+ RETURNS text
+ LANGUAGE plpgsql
  IMMUTABLE PARALLEL SAFE STRICT
 AS $function$
-  SELECT CASE WHEN s ~ '^[^/]+/[^/]+$' AND length(split_part(s, '/', 2)) >= length(split_part(s, '/', 1))
-              THEN split_part(s, '/', 2) ELSE s END
-    FROM (SELECT regexp_replace(upper(call), '(/(P|M|MM|QRP))+$', '') AS s) AS stripped
-$function$;
+DECLARE
+  s text := regexp_replace(upper(call), '(/(P|M|MM|QRP))+$', '');
+BEGIN
+  IF s ~ '^[^/]+/[^/]+$' AND length(split_part(s, '/', 2)) >= length(split_part(s, '/', 1)) THEN
+    RETURN split_part(s, '/', 2);
+  END IF;
+  RETURN s;
+END $function$;
 
 CREATE OR REPLACE FUNCTION public.qsl_status_rank(status text)
  RETURNS integer
