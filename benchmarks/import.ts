@@ -27,7 +27,8 @@ import { insertOneQso } from '../lib/import/insertOne.js';
 import { InsertBatcher } from '../lib/import/insertBatcher.js';
 import { RecordProcessor } from '../lib/import/recordProcessor.js';
 import { AdifRowsTransform } from '../lib/import/rowStreams.js';
-import { INSERT_COLUMNS, MATCH_COLUMNS } from '../lib/import/rowValues.js';
+import type { RowChunk } from '../lib/import/copyRows.js';
+import { INSERT_COLUMNS } from '../lib/import/rowValues.js';
 import { beginQsoWriteForStations } from '../lib/qso/writeLock.js';
 import { writeGeneratedAdif } from './generate-adif.js';
 import { countingFunctionSql } from './lib/countingFunction.js';
@@ -103,19 +104,17 @@ export async function ensureFile(count: number): Promise<string> {
   return path;
 }
 
-/** The rows the import would store, in COPY text with a leading station_id column: the ceiling's input. */
+/** The rows the import would store, as its COPY into qso takes them (the location first): the ceiling's input. */
 export async function writeCopyRows(db: pg.Pool, adifPath: string, stationId: number, copyPath: string): Promise<number> {
   const options = { stationId, frequencyUnit: 'MHz' as const };
   const processor = new RecordProcessor(await loadTargetStation(db, stationId), options, null);
-  const prefix = `${stationId}\t`;
-  // Staging rows end in the MATCH_COLUMNS (NULL for a record to insert), which qso has not.
-  const matchColumns = new RegExp(`(?:\\t[^\\t\\n]*){${MATCH_COLUMNS.length}}$`, 'gm');
-  const withStation = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      callback(null, chunk.toString('utf8').replace(matchColumns, '').replace(/^(?=.)/gm, prefix));
+  const insertRows = new Transform({
+    writableObjectMode: true,
+    transform(chunk: RowChunk, _encoding, callback) {
+      callback(null, chunk.kind === 'insert' ? chunk.text : '');
     },
   });
-  await pipeline(createReadStream(adifPath, { highWaterMark: 256 * 1024 }), new AdifRowsTransform(processor, 'adi', undefined), withStation, createWriteStream(copyPath));
+  await pipeline(createReadStream(adifPath, { highWaterMark: 256 * 1024 }), new AdifRowsTransform(processor, 'adi', undefined), insertRows, createWriteStream(copyPath));
   return processor.staged;
 }
 
@@ -260,7 +259,7 @@ function observeImport(db: pg.Pool, otherStationId: number): { stop(): Promise<O
          LEFT JOIN pg_class c ON c.oid = l.relation
          WHERE a.datname = current_database() AND a.pid <> pg_backend_pid() AND l.granted
            AND l.locktype IN ('relation', 'advisory', 'transactionid')
-           AND (a.query LIKE 'COPY import_staging%' OR a.query LIKE '%INSERT INTO qso (station_id%import_staging%')`,
+           AND (a.query LIKE 'COPY qso %' OR a.query LIKE 'COPY import_staging%' OR a.query LIKE '%INSERT INTO qso (station_id%import_staging%')`,
       );
       for (const row of rows) observation.locks.add(row.lock);
       const started = process.hrtime.bigint();

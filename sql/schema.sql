@@ -599,12 +599,19 @@ DECLARE
 BEGIN
   -- A transition table exists only for the kinds of write its trigger names, hence three branches.
   IF TG_OP = 'INSERT' THEN
-    deltas := ARRAY(SELECT ROW(key, sum(n))::qso_count_delta FROM (SELECT qso_count_key(r), 1 FROM new_rows r) moved(key, n)
-                     GROUP BY key HAVING sum(n) <> 0);
+    WITH k AS MATERIALIZED (SELECT (qso_count_key(r)).*, r.station_id AS qso_dxcc_counts_1, r.operator AS qso_dxcc_counts_2, r.dxcc AS qso_dxcc_counts_3, CASE WHEN r.qsl_rcvd = 'Y' THEN 'Y' END AS qso_dxcc_counts_4, CASE WHEN r.lotw_qsl_rcvd = 'Y' THEN 'Y' END AS qso_dxcc_counts_5 FROM new_rows r),
+    qso_counts_added AS (
+      INSERT INTO qso_counts (station_id, operator, band, mode, submode, prop_mode, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status, n)
+      SELECT station_id, operator, band, mode, submode, prop_mode, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status, count(*) FROM k GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11),
+    qso_id_counts_added AS (
+      INSERT INTO qso_id_counts (station_id, operator, block, n)
+      SELECT station_id, operator, block, count(*) FROM k GROUP BY 1, 2, 3),
+    qso_month_counts_added AS (
+      INSERT INTO qso_month_counts (station_id, operator, month, n)
+      SELECT station_id, operator, month, count(*) FROM k GROUP BY 1, 2, 3)
     INSERT INTO qso_dxcc_counts (station_id, operator, dxcc, qsl_rcvd, lotw_qsl_rcvd, n)
-    SELECT station_id, operator, dxcc, qsl_rcvd, lotw_qsl_rcvd, sum(n)
-      FROM (SELECT r.station_id, r.operator, r.dxcc, CASE WHEN r.qsl_rcvd = 'Y' THEN 'Y' END, CASE WHEN r.lotw_qsl_rcvd = 'Y' THEN 'Y' END, 1 FROM new_rows r) moved(station_id, operator, dxcc, qsl_rcvd, lotw_qsl_rcvd, n)
-     GROUP BY 1, 2, 3, 4, 5 HAVING sum(n) <> 0;
+      SELECT qso_dxcc_counts_1, qso_dxcc_counts_2, qso_dxcc_counts_3, qso_dxcc_counts_4, qso_dxcc_counts_5, count(*) FROM k GROUP BY 1, 2, 3, 4, 5;
+    RETURN NULL;
   ELSIF TG_OP = 'DELETE' THEN
     deltas := ARRAY(SELECT ROW(key, sum(n))::qso_count_delta FROM (SELECT qso_count_key(r), -1 FROM old_rows r) moved(key, n)
                      GROUP BY key HAVING sum(n) <> 0);

@@ -1,3 +1,4 @@
+import { CopyRows } from '../../lib/import/copyRows.js';
 import { formatAdxFooter, formatAdxHeader, formatAdxRecord } from '../../lib/adif/adx.js';
 import type { AdifItemReader, AdifItemSink } from '../../lib/adif/itemReader.js';
 import { AdifTokenizer } from '../../lib/adif/tokenizer.js';
@@ -142,7 +143,11 @@ const station = { id: 1, userId: 1, callsign: 'DL1FUZ', gridsquare: 'JO62' };
 
 /** Feeds one reader; the sniffing import reader also normalises every record as an import does. */
 function read(reader: AdifItemReader, pieces: Buffer[], processor: RecordProcessor | null): void {
-  const sink: AdifItemSink = processor === null ? () => undefined : (item) => void processor.processItem(item);
+  const rows = new CopyRows(station.id);
+  const sink: AdifItemSink = processor === null ? () => undefined : (item) => {
+    processor.processItem(item, rows);
+    rows.take();
+  };
   for (const piece of pieces) reader.push(piece, sink);
   reader.end(sink);
 }

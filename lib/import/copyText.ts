@@ -17,13 +17,13 @@ export function escapeCopyValue(value: string): string {
 }
 
 /**
- * One row, newline included. Joined rather than concatenated: `+=` builds a rope of two nodes
+ * One row of the first `columns` values, newline included. Joined rather than concatenated: `+=` builds a rope of two nodes
  * per column (about 4 KB of garbage for a QSO's 60 columns, half of all an import allocated);
  * join writes one flat string.
  */
-export function formatCopyRow(values: ReadonlyArray<string | null>): string {
-  const cells = new Array<string>(values.length);
-  for (let i = 0; i < values.length; i++) {
+export function formatCopyRow(values: ReadonlyArray<string | null>, columns = values.length): string {
+  const cells = new Array<string>(columns);
+  for (let i = 0; i < columns; i++) {
     const value = values[i];
     cells[i] = value === null || value === undefined ? COPY_NULL : escapeCopyValue(value);
   }

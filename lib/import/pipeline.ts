@@ -13,9 +13,10 @@ import { createStagingTable, DEFAULT_LIMITS, lockStationForImport, StagingWriter
 import { wholeLogDownload, type ImportOptions, type ImportSummary, type RawRecord } from './types.js';
 
 /**
- * Bulk imports: input → reader/normaliser/duplicate check (one Transform) → COPY into a
- * staging table → per batch, INSERT into qso of the new records and (confirm and merge
- * policies) one UPDATE of the stored QSOs the other records match, while the input is still
+ * Bulk imports: input → reader/normaliser/duplicate check (one Transform) → COPY of the new
+ * records straight into qso (through a staging table for a batch that lost a race with a
+ * concurrent writer) and, per batch (confirm and merge policies), COPY of the other records
+ * into the staging table and one UPDATE of the stored QSOs they match, while the input is still
  * being read, all in one transaction: any failure (unreadable input, database error, client
  * gone) rolls the whole import back. A dry run does the same and rolls back.
  */
@@ -32,6 +33,9 @@ export function importRecords(db: pg.Pool, records: Iterable<RawRecord> | AsyncI
 
 type RowsTransform = (processor: RecordProcessor) => Transform;
 
+/** work_mem of an import's transaction, in kB: a batch's rows with room to spare, per import running. */
+const IMPORT_WORK_MEM_KB = 64 * 1024;
+
 async function runImport(db: pg.Pool, input: Readable, options: ImportOptions, toRows: RowsTransform): Promise<ImportSummary> {
   const dryRun = options.dryRun === true;
   const client = await db.connect();
@@ -46,8 +50,10 @@ async function runImport(db: pg.Pool, input: Readable, options: ImportOptions, t
   client.on('error', onConnectionError);
   let failure: Error | undefined;
   try {
-    // A batch's INSERT into a big location may outlast the API's statement_timeout.
-    await begin(client, '', { statement_timeout: 0 });
+    // A batch's COPY into a big location may outlast the API's statement_timeout. The counting
+    // trigger sees a COPY's rows as a transition table, kept in work_mem: at the default 4 MB a
+    // batch's (up to 16 MiB of text) went to a temporary file and was read back (benchmarks/RESULTS.md).
+    await begin(client, '', { statement_timeout: 0, work_mem: IMPORT_WORK_MEM_KB });
     // A dry run writes no QSO: it declares no write (readers of the change feed would wait for it)
     // and does not wait for other imports (a streamed v2 request reads one document into a real
     // import and a dry run side by side).

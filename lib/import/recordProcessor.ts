@@ -1,6 +1,6 @@
 import { normalizeRecord, type NormalizeOptions, type RawRecord } from '../adif/normalize.js';
 import type { AdifHeader, AdifItem } from '../adif/types.js';
-import { formatCopyRow } from './copyText.js';
+import type { CopyRows } from './copyRows.js';
 import type { DupeIndex } from './dupeIndex.js';
 import { downloadOfHeader, downloadOfRecord, translateDownload } from './downloads.js';
 import { fillDxcc, fillStation, foreignCallsign, stationCallsignMismatch } from './enrich.js';
@@ -47,6 +47,11 @@ export class RecordProcessor {
     this.notes = new QsoNotes(station.callsign);
   }
 
+  /** The location the rows go to. */
+  get stationId(): number {
+    return this.station.id;
+  }
+
   /** The summary's messages: the grouped notes first (what a person asks first), then the reader's, bounded in bytes. */
   summaryMessages(): string[] {
     const door: ImportDoor = this.options.door ?? 'http';
@@ -72,10 +77,10 @@ export class RecordProcessor {
     this.download ??= this.headerDownload;
   }
 
-  /** An ADIF reader's item: a record's COPY row, or null (not to be stored, or not a record). */
-  processItem(item: AdifItem): string | null {
+  /** An ADIF reader's item: a record's COPY row added to `rows`, unless it is not to be stored (or not a record). */
+  processItem(item: AdifItem, rows: CopyRows): void {
     const values = this.itemValues(item);
-    return values === null ? null : formatCopyRow(values);
+    if (values !== null) rows.add(values);
   }
 
   /**
@@ -89,10 +94,10 @@ export class RecordProcessor {
     return null;
   }
 
-  /** The COPY row for a record, or null when it is not to be stored. `line` null for JSON records. */
-  process(raw: RawRecord, recordNo: number, line: number | null): string | null {
+  /** The COPY row for a record added to `rows`, unless it is not to be stored. `line` null for JSON records. */
+  process(raw: RawRecord, recordNo: number, line: number | null, rows: CopyRows): void {
     const values = this.values(raw, recordNo, line);
-    return values === null ? null : formatCopyRow(values);
+    if (values !== null) rows.add(values);
   }
 
   private values(raw: RawRecord, recordNo: number, line: number | null): Array<string | null> | null {

@@ -3,6 +3,7 @@ import { AdxReader } from '../adif/adx.js';
 import { AdifTokenizer } from '../adif/tokenizer.js';
 import type { AdifItemReader, AdifItemSink } from '../adif/itemReader.js';
 import type { RawRecord } from '../adif/normalize.js';
+import { CopyRows } from './copyRows.js';
 import { UnreadableInputError } from './errors.js';
 import type { RecordProcessor } from './recordProcessor.js';
 import type { ImportOptions } from './types.js';
@@ -52,8 +53,9 @@ export function createItemReader(format: AdifFormat): AdifItemReader {
 }
 
 /**
- * Rows leave as strings, one chunk's worth at a time: the staging writer encodes them straight
- * into reused memory, where a byte stream would make a Buffer of every chunk.
+ * Rows leave as RowChunks (strings by kind, copyRows.ts), one input chunk's worth at a time: the
+ * staging writer encodes them straight into reused memory, where a byte stream would make a
+ * Buffer of every chunk.
  */
 const ROWS_OUT = { readableObjectMode: true, readableHighWaterMark: 1 } as const;
 
@@ -64,11 +66,9 @@ const ROWS_OUT = { readableObjectMode: true, readableHighWaterMark: 1 } as const
 export class AdifRowsTransform extends Transform {
   private reader: AdifItemReader | null = null;
   /** COPY rows of the chunk being read, handed on at its end. */
-  private rowText = '';
+  private readonly rows: CopyRows;
   /** The reader's sink: each item is processed as soon as it is read. */
-  private readonly processItem: AdifItemSink = (item) => {
-    this.rowText += this.processor.processItem(item) ?? '';
-  };
+  private readonly processItem: AdifItemSink = (item) => this.processor.processItem(item, this.rows);
   private head: Buffer[] = [];
   private bytes = 0;
   /** The input's first bytes, for the message of an UnreadableInputError. */
@@ -80,6 +80,7 @@ export class AdifRowsTransform extends Transform {
     private readonly onProgress: Progress,
   ) {
     super(ROWS_OUT);
+    this.rows = new CopyRows(processor.stationId);
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
@@ -142,8 +143,7 @@ export class AdifRowsTransform extends Transform {
   }
 
   private handOnRows(): void {
-    if (this.rowText !== '') this.push(this.rowText);
-    this.rowText = '';
+    for (const chunk of this.rows.take()) this.push(chunk);
   }
 
   private progress(): void {
@@ -156,18 +156,19 @@ const ROW_BATCH_CHARS = 64 * 1024;
 
 /** JSON records (lower-case names) in, COPY rows out. */
 export class RecordRowsTransform extends Transform {
-  private pending = '';
+  private readonly pending: CopyRows;
 
   constructor(
     private readonly processor: RecordProcessor,
     private readonly onProgress: Progress,
   ) {
     super({ ...ROWS_OUT, writableObjectMode: true });
+    this.pending = new CopyRows(processor.stationId);
   }
 
   override _transform(record: RawRecord, _encoding: BufferEncoding, callback: TransformCallback): void {
     try {
-      this.pending += this.processor.process(record, this.processor.parsed + 1, null) ?? '';
+      this.processor.process(record, this.processor.parsed + 1, null, this.pending);
       if (this.pending.length >= ROW_BATCH_CHARS) this.pushPending();
       callback();
     } catch (error) {
@@ -181,8 +182,7 @@ export class RecordRowsTransform extends Transform {
   }
 
   private pushPending(): void {
-    if (this.pending !== '') this.push(this.pending);
-    this.pending = '';
+    for (const chunk of this.pending.take()) this.push(chunk);
     this.onProgress?.({ records: this.processor.parsed, bytes: 0 });
   }
 }

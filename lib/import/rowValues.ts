@@ -114,6 +114,11 @@ export function markForMatch(row: Array<string | null>, recordNo: number, line: 
   row[MATCH_RECORD + 2] = download ? 't' : 'f';
 }
 
+/** Whether markForMatch marked this staging row. */
+export function isMarkedForMatch(row: ReadonlyArray<string | null>): boolean {
+  return row[MATCH_RECORD] !== null;
+}
+
 /**
  * Fills `row` (reused from record to record: every slot is written) with the values of `qso`
  * in INSERT_COLUMNS order: text for every kind (PostgreSQL casts it), null for absent values.

@@ -20,7 +20,7 @@ import { logbookBin } from '../helpers/bin.js';
  * `qso` inside its transaction. Batches are 50 rows here (`import_batch_rows`), so a few hundred
  * QSOs make several.
  *
- * A statement-level trigger counts the INSERT statements that reached `qso` in a sequence, which
+ * A statement-level trigger counts the COPYs (or INSERTs) that reached `qso` in a sequence, which
  * no rollback undoes: each case asserts how many batches were in `qso` when the import failed.
  *
  * Which failures can tell ROLLBACK from COMMIT: after a database error (a constraint, a
@@ -58,7 +58,7 @@ t.test('a failed import stores nothing, after one batch and after several', asyn
     for (let i = 0; i < 500; i++) {
       const { rows } = await pool.query<{ pid: number }>(
         `SELECT pid FROM pg_stat_activity
-          WHERE datname = current_database() AND state = 'idle in transaction' AND query = 'TRUNCATE import_staging'`,
+          WHERE datname = current_database() AND state = 'idle in transaction' AND query LIKE 'SELECT currval(''qso_id_seq'')%'`,
       );
       if (rows.length === 1 && (await inserts()) - since >= batches) return rows[0]!.pid;
       await sleep(20);
@@ -72,7 +72,7 @@ t.test('a failed import stores nothing, after one batch and after several', asyn
       const { rows } = await pool.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM pg_stat_activity
           WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'
-            AND (state LIKE 'idle in transaction%' OR (state = 'active' AND query LIKE '%import_staging%'))`,
+            AND (state LIKE 'idle in transaction%' OR (state = 'active' AND (query LIKE '%import_staging%' OR query LIKE 'COPY qso %')))`,
       );
       if (rows[0]!.n === 0) return;
       await sleep(20);

@@ -44,7 +44,7 @@ function controlledInput(first: Fields[]) {
 async function copyBackend(pool: pg.Pool): Promise<number> {
   for (let i = 0; i < 100; i++) {
     const { rows } = await pool.query<{ pid: number }>(
-      "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'COPY import_staging%'",
+      "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'COPY qso %'",
     );
     if (rows.length > 0) return rows[0]!.pid;
     await sleep(20);
@@ -156,8 +156,8 @@ t.test('import transactions', async (t) => {
     const held = locks.map((row) => row.lock);
     t.same(
       held.filter((lock) => !lock.startsWith('own uncommitted')),
-      ['advisory ExclusiveLock', 'advisory ShareLock', 'qso AccessShareLock', 'stations AccessShareLock', 'stations RowShareLock'],
-      'qso and its indexes: read locks of the duplicate-key scan; the location: FOR KEY SHARE; one advisory lock per location; shared writer locks for the change feed',
+      ['advisory ExclusiveLock', 'advisory ShareLock', 'qso AccessShareLock', 'qso RowExclusiveLock', 'stations AccessShareLock', 'stations RowShareLock'],
+      'qso and its indexes: read locks of the duplicate-key scan, the row-write lock of its COPY (which every writer shares); the location: FOR KEY SHARE; one advisory lock per location; shared writer locks for the change feed',
     );
     t.ok(held.includes('own uncommitted relation AccessExclusiveLock'), 'the staging table, private to the import');
 

@@ -90,7 +90,7 @@ t.test('streamed ADIF imports', async (t) => {
     (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM qso WHERE station_id = $1 AND call LIKE $2', [op.stationId, `${prefix}%`])).rows[0]!.n;
   const copyRunning = async () =>
     (await db.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND query LIKE 'COPY import_staging%'",
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND query LIKE 'COPY qso %'",
     )).rows[0]!.n > 0;
 
   t.test('parameters first: 20,000 records are imported while the body is still arriving', async (t) => {
