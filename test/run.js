@@ -51,6 +51,7 @@ const tap = spawn('npx', ['tap', '-R', 'tap', ...(args.length ? args : [])], {
     ...process.env,
     LOGBOOK_TEST_SERVER_URL: serverUrl,
     LOGBOOK_TEST_TEMPLATE: template,
+    LOGBOOK_TEST_RUN: String(process.pid),
     LOGBOOK_QUIET: '1',
   },
 });
@@ -68,6 +69,10 @@ tap.stdout.on('data', (chunk) => {
 });
 const status = await new Promise((resolve) => tap.on('close', (code) => resolve(code ?? 1)));
 
+// The files' databases (test/helpers/db.ts leaves them to this, one checkpoint's worth of work
+// after the last file instead of a checkpoint during every file), then the template.
+const { rows: left } = await admin.query("SELECT datname FROM pg_database WHERE datname LIKE $1", [`logbook\\_test\\_${process.pid}\\_%`]);
+for (const { datname } of left) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`).catch(() => undefined);
 await admin.query(`DROP DATABASE IF EXISTS ${template}`).catch(() => undefined);
 await admin.end();
 await embedded?.stop();
