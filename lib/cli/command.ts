@@ -1,7 +1,7 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { Database, OpenOptions } from '../db/database.js';
 
-export type DatabaseOptions = Pick<OpenOptions, 'statementTimeoutMs' | 'poolMode'>;
+export type DatabaseOptions = Pick<OpenOptions, 'statementTimeoutMs' | 'poolMode' | 'warmUp'>;
 import type { Logger } from '../log.js';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
@@ -14,7 +14,8 @@ export interface CommandContext {
   logger: Logger;
   /**
    * Opens the database (DATABASE_URL or the embedded one) once, migrated; options count on the
-   * first call. Without a poolMode, the one of $LOGBOOK_CONFIG's `database.pool_mode`.
+   * first call. Without a poolMode, the one of $LOGBOOK_CONFIG's `database.pool_mode`; without
+   * warmUp, no warm-up (commands that run a few statements): serve, import and export ask for it.
    */
   database(options?: DatabaseOptions): Promise<Database>;
   /** Prints the command's result: one JSON object with --json, else the human line. */

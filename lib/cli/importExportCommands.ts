@@ -83,7 +83,7 @@ export const importCommand: Command = {
     const config = loadConfig(optionalString(values, 'config'));
     const opened = await openInput(positionals[0]!);
     const { input, compressed } = await gunzipIfCompressed(opened.input);
-    const db = await database({ poolMode: config.database.pool_mode });
+    const db = await database({ poolMode: config.database.pool_mode, warmUp: true });
     // The pipeline is loaded on demand, as the export: other commands start without it.
     const { importAdif } = await import('../import/pipeline.js');
     // Progress counts decompressed bytes, so a compressed file's size says nothing about the end.
@@ -173,7 +173,7 @@ export const exportCommand: Command = {
     const stationId = requireId(values, 'station');
     const sinceId = parseSinceId(optionalString(values, 'since-id'));
     const path = optionalString(values, 'output');
-    const db = await database();
+    const db = await database({ warmUp: true });
     await requireStation(db.pool, stationId);
     const filter: ExportFilter = { stationIds: [stationId], sinceId, commitSafe: sinceId !== undefined };
     const progress = await exportProgress(db.pool, stationId, sinceId, path !== undefined, values.json === true);

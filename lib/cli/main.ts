@@ -88,7 +88,7 @@ export async function main(argv: string[]): Promise<number> {
         const { openDatabase } = await import('../db/database.js');
         if (!db) await announceNewInstance();
         const poolMode = options?.poolMode ?? loadConfig().database.pool_mode;
-        db ??= await openDatabase({ ...options, poolMode, logger: command.name === 'serve' ? logger : createLogger({}, true) });
+        db ??= await openDatabase({ ...options, poolMode, warmUp: options?.warmUp ?? false, logger: command.name === 'serve' ? logger : createLogger({}, true) });
         return db;
       },
       result(json, human) {
