@@ -1,3 +1,4 @@
+import type { Readable, Writable } from 'node:stream';
 import type { ParseArgsConfig } from 'node:util';
 import type { Database, OpenOptions } from '../db/database.js';
 
@@ -8,10 +9,22 @@ export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 /** No option is declared `multiple`, so every value is a single string or flag. */
 export type OptionValues = Record<string, string | boolean | undefined>;
 
+/**
+ * What a command reads and writes besides the database: the process's streams and environment,
+ * or (tests running many commands in one process) streams and an environment of their own.
+ */
+export interface CliIo {
+  stdin: Readable & { isTTY?: boolean };
+  stdout: Writable & { isTTY?: boolean };
+  stderr: Writable;
+  env: NodeJS.ProcessEnv;
+}
+
 export interface CommandContext {
   values: OptionValues;
   positionals: string[];
   logger: Logger;
+  io: CliIo;
   /**
    * Opens the database (DATABASE_URL or the embedded one) once, migrated; options count on the
    * first call. Without a poolMode, the one of $LOGBOOK_CONFIG's `database.pool_mode`; without
