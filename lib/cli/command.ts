@@ -17,6 +17,11 @@ export interface CliIo {
   stdin: Readable & { isTTY?: boolean };
   stdout: Writable & { isTTY?: boolean };
   stderr: Writable;
+  /**
+   * DATABASE_URL and LOGBOOK_CONFIG as the command reads them. Without DATABASE_URL here,
+   * openDatabase still reads the process's, and the embedded server's LOGBOOK_HOME is the
+   * process's: a test of those spawns bin/logbook.js.
+   */
   env: NodeJS.ProcessEnv;
 }
 
