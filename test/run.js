@@ -5,7 +5,7 @@
 // folder), prepares a migrated template database that each test file clones, runs tap, and
 // ends with one summary line. Arguments name test files, as test/x/y.test.ts or compiled.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -44,8 +44,15 @@ templateUrl.pathname = `/${template}`;
 const db = await openDatabase({ logger, url: templateUrl.toString() });
 await db.close();
 
+// Every file, the slowest of the last run first (new files before the others, as they may be
+// slow): with four at a time a long file started last would run on alone at the end.
+const DURATIONS = '.tap/test-durations.json';
+const lastDurations = existsSync(DURATIONS) ? JSON.parse(readFileSync(DURATIONS, 'utf8')) : {};
+const allFiles = () => readdirSync('dist/test', { recursive: true })
+  .filter((name) => name.endsWith('.test.js')).map((name) => `dist/test/${name}`)
+  .sort((a, b) => (lastDurations[b] ?? Infinity) - (lastDurations[a] ?? Infinity) || a.localeCompare(b));
 const args = process.argv.slice(2).map((arg) => arg.replace(/^(?:\.\/)?test\/(.*)\.ts$/, 'dist/test/$1.js'));
-const tap = spawn('npx', ['tap', '-R', 'tap', ...(args.length ? args : [])], {
+const tap = spawn('npx', ['tap', '-R', 'tap', ...(args.length ? args : allFiles())], {
   stdio: ['ignore', 'pipe', 'inherit'],
   env: {
     ...process.env,
@@ -56,6 +63,7 @@ const tap = spawn('npx', ['tap', '-R', 'tap', ...(args.length ? args : [])], {
   },
 });
 let summary = null;
+const durations = {};
 let pending = '';
 tap.stdout.on('data', (chunk) => {
   process.stdout.write(chunk);
@@ -64,10 +72,15 @@ tap.stdout.on('data', (chunk) => {
   pending = lines.pop();
   for (const line of lines) {
     const match = /^# \{ (.*) \}$/.exec(line.trim());
+    const file = /^(?:not )?ok \d+ - (dist\/test\/\S+\.test\.js) # time=([\d.]+)ms/.exec(line);
+    if (file) durations[file[1]] = Math.round(Number(file[2]));
     if (match) summary = Object.fromEntries(match[1].split(', ').map((pair) => pair.split(': ')).map(([k, v]) => [k, Number(v)]));
   }
 });
 const status = await new Promise((resolve) => tap.on('close', (code) => resolve(code ?? 1)));
+mkdirSync('.tap', { recursive: true });
+// A whole run's replace the last (files gone drop out); a few files' update theirs.
+writeFileSync(DURATIONS, `${JSON.stringify(args.length ? { ...lastDurations, ...durations } : durations, null, 1)}\n`);
 
 // The files' databases (test/helpers/db.ts leaves them to this, one checkpoint's worth of work
 // after the last file instead of a checkpoint during every file), then the template.
