@@ -82,10 +82,17 @@ mkdirSync('.tap', { recursive: true });
 // A whole run's replace the last (files gone drop out); a few files' update theirs.
 writeFileSync(DURATIONS, `${JSON.stringify(args.length ? { ...lastDurations, ...durations } : durations, null, 1)}\n`);
 
-// The files' databases (test/helpers/db.ts leaves them to this, one checkpoint's worth of work
-// after the last file instead of a checkpoint during every file), then the template.
+// The files' databases (test/helpers/db.ts leaves them to this, instead of a checkpoint during
+// every file), then the template. Eight at a time: each DROP DATABASE waits for a checkpoint,
+// and those requested meanwhile share the next one (16 clones under load: 55 s one by one, 12 s).
 const { rows: left } = await admin.query("SELECT datname FROM pg_database WHERE datname LIKE $1", [`logbook\\_test\\_${process.pid}\\_%`]);
-for (const { datname } of left) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`).catch(() => undefined);
+const dropOne = async () => {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  for (let next = left.pop(); next; next = left.pop()) await client.query(`DROP DATABASE IF EXISTS ${next.datname} WITH (FORCE)`).catch(() => undefined);
+  await client.end();
+};
+await Promise.all(Array.from({ length: Math.min(8, left.length) }, dropOne));
 await admin.query(`DROP DATABASE IF EXISTS ${template}`).catch(() => undefined);
 await admin.end();
 await embedded?.stop();
