@@ -28,9 +28,10 @@ import type { RequestContext } from '../lib/http/v2/resource.js';
 import { compactQsoCounts } from '../lib/qso/counts.js';
 import { beginQsoWriteForStations } from '../lib/qso/writeLock.js';
 import { inTransaction } from '../lib/db/transaction.js';
-import { pageSql, parseListQuery, withItsCut } from '../lib/http/v2/resources/qso/listQuery.js';
-import { pageSeek } from '../lib/http/v2/resources/qso/deepPage.js';
-import { totalSqlForExplain } from '../lib/http/v2/resources/qso/listTotal.js';
+import { pageSql, withItsCut } from '../lib/qso/list/query.js';
+import { parseListQuery } from '../lib/http/v2/resources/qso/listParams.js';
+import { pageSeek } from '../lib/qso/list/seek.js';
+import { totalSqlForExplain } from '../lib/qso/list/total.js';
 
 const QSOS = numberOption('qsos', 1_000_000);
 const RUNS = numberOption('runs', 200);

@@ -15,9 +15,10 @@
  */
 import pg from 'pg';
 import { numberOption, percentile, stringOption } from './lib/scratch.js';
-import { parseListQuery, pageSql, withItsCut } from '../lib/http/v2/resources/qso/listQuery.js';
-import { pageSeek } from '../lib/http/v2/resources/qso/deepPage.js';
-import { countTotalBindingPage } from '../lib/http/v2/resources/qso/listTotal.js';
+import { pageSql, withItsCut } from '../lib/qso/list/query.js';
+import { parseListQuery } from '../lib/http/v2/resources/qso/listParams.js';
+import { pageSeek } from '../lib/qso/list/seek.js';
+import { countTotalBindingPage } from '../lib/qso/list/total.js';
 import { beginSnapshot } from '../lib/http/v2/resources/qso/snapshot.js';
 import { listConfirmations } from '../lib/confirmations/query.js';
 import { CONFIRMATION_KEYS } from '../lib/qso/confirmationTypes.js';

@@ -457,11 +457,9 @@ CREATE INDEX qso_conf_qrz ON public.qso USING btree (station_id, qrzcom_qso_down
 
 CREATE INDEX qso_conf_qsl ON public.qso USING btree (station_id, qslrdate DESC, id) WHERE (qsl_rcvd = 'Y'::text);
 
-CREATE UNIQUE INDEX qso_dupe_key ON public.qso USING btree (station_id, call, date_trunc('minute'::text, time_on), band, mode);
+CREATE UNIQUE INDEX qso_dupe_key ON public.qso USING btree (station_id, public_log_base_call(call), call, date_trunc('minute'::text, time_on), band, mode);
 
 CREATE INDEX qso_station_id ON public.qso USING btree (station_id, id) INCLUDE (band, mode, submode, prop_mode, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status);
-
-CREATE INDEX qso_station_public_base_call ON public.qso USING btree (station_id, public_log_base_call(call));
 
 CREATE INDEX qso_station_time ON public.qso USING btree (station_id, time_on DESC, id DESC) INCLUDE (band, mode, submode, prop_mode, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status);
 
@@ -518,11 +516,16 @@ $function$;
 CREATE OR REPLACE FUNCTION public.public_log_base_call(call text)
  RETURNS text
  LANGUAGE sql
- IMMUTABLE PARALLEL SAFE STRICT
+ IMMUTABLE PARALLEL SAFE
 AS $function$
-  SELECT CASE WHEN s ~ '^[^/]+/[^/]+$' AND length(split_part(s, '/', 2)) >= length(split_part(s, '/', 1))
-              THEN split_part(s, '/', 2) ELSE s END
-    FROM (SELECT regexp_replace(upper(call), '(/(P|M|MM|QRP))+$', '') AS s) AS stripped
+  SELECT CASE
+    WHEN strpos(call, '/') = 0 THEN upper(call)
+    WHEN regexp_replace(upper(call), '(/(P|M|MM|QRP))+$', '') ~ '^[^/]+/[^/]+$'
+         AND length(split_part(regexp_replace(upper(call), '(/(P|M|MM|QRP))+$', ''), '/', 2))
+             >= length(split_part(regexp_replace(upper(call), '(/(P|M|MM|QRP))+$', ''), '/', 1))
+      THEN split_part(regexp_replace(upper(call), '(/(P|M|MM|QRP))+$', ''), '/', 2)
+    ELSE regexp_replace(upper(call), '(/(P|M|MM|QRP))+$', '')
+  END
 $function$;
 
 CREATE OR REPLACE FUNCTION public.qsl_status_rank(status text)

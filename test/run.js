@@ -52,6 +52,11 @@ const allFiles = () => readdirSync('dist/test', { recursive: true })
   .filter((name) => name.endsWith('.test.js')).map((name) => `dist/test/${name}`)
   .sort((a, b) => (lastDurations[b] ?? Infinity) - (lastDurations[a] ?? Infinity) || a.localeCompare(b));
 const args = process.argv.slice(2).map((arg) => arg.replace(/^(?:\.\/)?test\/(.*)\.ts$/, 'dist/test/$1.js'));
+// One Chromium for every browser test of the run (test/helpers/browser.ts), when it has any.
+const browserHelpers = await import('../dist/test/helpers/browser.js');
+const browserServer = !browserHelpers.chromiumMissing && (!args.length || args.some((arg) => arg.includes('webApp')))
+  ? await browserHelpers.launchBrowserServer()
+  : null;
 const tap = spawn('npx', ['tap', '-R', 'tap', ...(args.length ? args : allFiles())], {
   stdio: ['ignore', 'pipe', 'inherit'],
   env: {
@@ -60,6 +65,7 @@ const tap = spawn('npx', ['tap', '-R', 'tap', ...(args.length ? args : allFiles(
     LOGBOOK_TEST_TEMPLATE: template,
     LOGBOOK_TEST_RUN: String(process.pid),
     LOGBOOK_QUIET: '1',
+    ...(browserServer ? { [browserHelpers.SHARED_BROWSER_ENV]: browserServer.wsEndpoint() } : {}),
   },
 });
 let summary = null;
@@ -82,6 +88,7 @@ mkdirSync('.tap', { recursive: true });
 // A whole run's replace the last (files gone drop out); a few files' update theirs.
 writeFileSync(DURATIONS, `${JSON.stringify(args.length ? { ...lastDurations, ...durations } : durations, null, 1)}\n`);
 
+await browserServer?.close();
 // The files' databases (test/helpers/db.ts leaves them to this, instead of a checkpoint during
 // every file), then the template. Eight at a time: each DROP DATABASE waits for a checkpoint,
 // and those requested meanwhile share the next one (16 clones under load: 55 s one by one, 12 s).

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { randomHex } from '../auth/secrets.js';
 import { foreignStationIds } from './stations.js';
 import { begin } from '../db/transaction.js';
+import { named } from '../db/connectionSetup.js';
 
 export interface NewLogbook {
   userId: number;
@@ -74,4 +75,18 @@ export async function createLogbook(db: pg.Pool, logbook: NewLogbook): Promise<{
   } finally {
     client.release();
   }
+}
+
+/** The station locations of the logbook published under `slug` (none for a logbook without any); null when there is no such logbook. */
+export async function stationIdsBySlug(db: pg.Pool, slug: string): Promise<number[] | null> {
+  const { rows } = await db.query<{ station_ids: number[] }>({
+    ...named(db, {
+      name: 'logbook-stations-by-slug',
+      text: `SELECT array_remove(array_agg(ls.station_id), NULL) AS station_ids
+               FROM logbooks l LEFT JOIN logbook_stations ls ON ls.logbook_id = l.id
+              WHERE l.slug = $1 GROUP BY l.id`,
+    }),
+    values: [slug],
+  });
+  return rows[0]?.station_ids ?? null;
 }

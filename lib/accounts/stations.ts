@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { inTransaction } from '../db/transaction.js';
 
 export interface NewStation {
   userId: number;
@@ -71,4 +72,93 @@ export async function listStations(db: Queryable, userId: number): Promise<Stati
     [userId],
   );
   return rows;
+}
+
+/** The ids of a user's active station location (none or one). */
+export async function activeStationIds(db: Queryable, userId: number): Promise<number[]> {
+  const { rows } = await db.query<{ id: number }>('SELECT id FROM stations WHERE user_id = $1 AND active', [userId]);
+  return rows.map((r) => r.id);
+}
+
+/** One station location as v1 `station_info` shows it: every value a string (or null), as the original's driver returned them. */
+export interface StationInfoRow {
+  station_id: string;
+  station_profile_name: string;
+  station_gridsquare: string;
+  station_callsign: string;
+  station_active: '1' | null;
+  station_uuid: string;
+  station_city: string;
+  station_iota: string;
+  station_sota: string;
+  station_wwff: string;
+  station_pota: string;
+  station_sig: string;
+  station_sig_info: string;
+  station_dxcc: string | null;
+  station_cnty: string;
+  station_cq: string | null;
+  station_itu: string | null;
+  station_state: string;
+  station_country: string;
+}
+
+/** A user's station locations as v1 `station_info` rows, oldest first. */
+export async function stationInfoRows(db: Queryable, userId: number): Promise<StationInfoRow[]> {
+  const { rows } = await db.query<StationInfoRow>(
+    `SELECT id::text AS station_id, name AS station_profile_name, gridsquare AS station_gridsquare,
+            callsign AS station_callsign, CASE WHEN active THEN '1' END AS station_active,
+            uuid::text AS station_uuid, city AS station_city, iota AS station_iota, sota AS station_sota,
+            wwff AS station_wwff, pota AS station_pota, sig AS station_sig, sig_info AS station_sig_info,
+            dxcc::text AS station_dxcc, cnty AS station_cnty, cq::text AS station_cq, itu::text AS station_itu,
+            state AS station_state, country AS station_country
+       FROM stations WHERE user_id = $1 ORDER BY id`,
+    [userId],
+  );
+  return rows;
+}
+
+/** A location to import (v1 `create_station`), and whether to add it to the owner's active logbook. */
+export interface StationImport {
+  station: NewStation;
+  linkActiveLogbook: boolean;
+}
+
+/**
+ * Whether the location may not be created: the owner has one with the same references and
+ * callsign, or its uuid is taken (by any owner, since uuids are unique).
+ */
+async function isDuplicate(client: Queryable, station: NewStation): Promise<boolean> {
+  const { rowCount } = await client.query(
+    `SELECT 1 FROM stations
+      WHERE (user_id = $1 AND name = $2 AND callsign = upper($3) AND gridsquare = upper($4) AND city = $5
+             AND iota = upper($6) AND sota = upper($7) AND state = $8 AND cnty = $9 AND dxcc IS NOT DISTINCT FROM $10
+             AND wwff = upper($11) AND pota = upper($12) AND sig = upper($13) AND sig_info = upper($14))
+         OR uuid = $15::uuid
+      LIMIT 1`,
+    [station.userId, station.name, station.callsign, station.gridsquare, station.city, station.iota, station.sota,
+      station.state, station.cnty, station.dxcc, station.wwff, station.pota, station.sig, station.sig_info, station.uuid ?? null],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/** Creates the locations that are not duplicates, in one transaction; returns how many were created. */
+export async function importStations(db: pg.Pool, userId: number, locations: readonly StationImport[]): Promise<number> {
+  return inTransaction(db, async (client) => {
+    // One import per owner at a time, so two identical requests cannot both pass the duplicate check.
+    await client.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
+    let created = 0;
+    for (const { station, linkActiveLogbook } of locations) {
+      if (await isDuplicate(client, station)) continue;
+      const stationId = await createStation(client, station);
+      if (linkActiveLogbook) {
+        await client.query(
+          'INSERT INTO logbook_stations (logbook_id, station_id) SELECT id, $2 FROM logbooks WHERE user_id = $1 AND active',
+          [userId, stationId],
+        );
+      }
+      created++;
+    }
+    return created;
+  });
 }

@@ -2,9 +2,10 @@ import type pg from 'pg';
 import { SqlParams } from '../db/sqlParams.js';
 import { shapedStatement } from '../db/shapedStatement.js';
 import { CONFIRMATION_KEYS, CONFIRMATION_TYPES, type ConfirmationType } from '../qso/confirmationTypes.js';
-import { bandCondition, confirmedCondition, dateRangeConditions, dayAfter, modeCondition } from '../qso/filters.js';
+import { bandCondition, callCondition, confirmedCondition, dateRangeConditions, dayAfter, modeCondition } from '../qso/filters.js';
 import { scopeConditions, type QsoScope } from '../qso/scope.js';
 import { timeRangeTotalSql } from '../qso/counts.js';
+import { planList, unchosen } from '../qso/list/plan.js';
 
 /**
  * The confirmation list: one row per (QSO, confirmation type) with that type received ('Y')
@@ -59,7 +60,7 @@ function qsoConditions(filters: ConfirmationFilters, params: SqlParams): string[
   const band = filters.band === null ? null : bandCondition(filters.band, params);
   if (band) conditions.push(band);
   if (filters.mode !== null) conditions.push(modeCondition(filters.mode, params));
-  if (filters.callsign !== null) conditions.push(`q.call = ${params.add(filters.callsign)}`);
+  if (filters.callsign !== null) conditions.push(callCondition(params.add(filters.callsign)));
   return conditions;
 }
 
@@ -80,9 +81,11 @@ export interface ConfirmationPage {
  * One page and the total. The page query has one branch per (station, type), each with
  * `station_id = $n` rather than `= ANY(...)`: only an equality lets PostgreSQL read the
  * partial index `qso_conf_<type>` (station_id, date DESC, id) in order, so the branches merge
- * without a sort and each stops after `offset + limit` rows. With the scope and types alone the
- * total (from the buckets, totalFromBucketsSql) is read in the page's statement, one snapshot for both; with
- * other filters it is a statement of its own run beside the page's (countRows).
+ * without a sort and each stops after `offset + limit` rows. The list planner (planList,
+ * lib/qso/list/plan.ts) decides the rest: with the scope and types alone the total (from the
+ * buckets, totalFromBucketsSql) is read in the page's statement, one snapshot for both; with
+ * band or mode it is summed from the buckets, with other filters counted (countRows), in a
+ * statement of its own run beside the page's.
  */
 export async function listConfirmations(
   db: pg.Pool,
@@ -93,15 +96,32 @@ export async function listConfirmations(
 ): Promise<ConfirmationPage> {
   const { stationIds } = filters.scope;
   if (stationIds.length === 0 || filters.types.length === 0) return { rows: [], total: 0 };
-  if ((filters.qsoSince !== null || filters.qsoUntil !== null) && (await qsosInDateRange(db, filters)) <= dateRangeFirstMax) {
+  const plan = planList({
+    list: 'confirmations',
+    dated: filters.qsoSince !== null || filters.qsoUntil !== null,
+    receivedSince: filters.since !== null,
+    buckets: filters.band !== null || filters.mode !== null,
+    callsign: filters.callsign !== null,
+  });
+  if (plan.page === 'judge-range' && (await qsosInDateRange(db, filters)) <= dateRangeFirstMax) {
     return dateRangePage(db, filters, limit, offset);
   }
-  if (receivedOnly(filters)) {
-    const { rows, total } = await pageRows(db, filters, limit, offset, true);
-    return { rows, total: total! };
+  const total = plan.total;
+  switch (total) {
+    case 'buckets-in-page': {
+      const page = await pageRows(db, filters, limit, offset, true);
+      return { rows: page.rows, total: page.total! };
+    }
+    case 'buckets':
+    case 'count': {
+      const [{ rows }, count] = await Promise.all([
+        pageRows(db, filters, limit, offset, false), total === 'buckets' ? countFromBuckets(db, filters) : countRows(db, filters),
+      ]);
+      return { rows, total: count };
+    }
+    default:
+      return unchosen(total);
   }
-  const [{ rows }, total] = await Promise.all([pageRows(db, filters, limit, offset, false), countRows(db, filters)]);
-  return { rows, total };
 }
 
 /**
@@ -159,12 +179,6 @@ async function dateRangePage(db: pg.Pool, filters: ConfirmationFilters, limit: n
   return { rows: rows.filter((row) => row.qso_id !== null).map(toConfirmation), total };
 }
 
-/** Only the scope and the types select the rows: the total is the buckets' (totalFromBucketsSql) and can share the page's statement. */
-function receivedOnly(filters: ConfirmationFilters): boolean {
-  return filters.since === null && filters.qsoSince === null && filters.qsoUntil === null
-    && filters.band === null && filters.mode === null && filters.callsign === null;
-}
-
 /**
  * The page, merged from one branch per (location, type). `withTotal`: the total too, in the
  * same statement (scope and types alone, totalFromBucketsSql).
@@ -212,8 +226,8 @@ async function pageRows(
 }
 
 /**
- * The total beside a page with filters: from the buckets where they keep every filter (band,
- * mode), else counted. A count needs no order, so it runs over all stations at once. Without
+ * The total beside a page with filters the buckets do not keep (a date range, `since`, a
+ * callsign), counted. A count needs no order, so it runs over all stations at once. Without
  * conditions on the QSO itself (filters, the club operator) each type counts its partial index
  * alone, index-only: 130 ms on 1M QSOs, where one pass over the table would take 330 ms. With
  * them the table is read anyway, and one pass over the matching QSOs (by whichever index suits the filter)
@@ -222,9 +236,6 @@ async function pageRows(
  * OR well and picks the filter's index (band, time, call) when it is the narrower one.
  */
 async function countRows(db: pg.Pool, filters: ConfirmationFilters): Promise<number> {
-  if (filters.since === null && filters.qsoSince === null && filters.qsoUntil === null && filters.callsign === null) {
-    return countFromBuckets(db, filters);
-  }
   const params = new SqlParams();
   const scope = scopeConditions(filters.scope, params);
   const qso = qsoConditions(filters, params);

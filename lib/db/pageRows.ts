@@ -22,7 +22,7 @@ const AS_TEXT = { getTypeParser: () => (value: string) => value };
  * The page's statement reads its values from settings (bindForCopy) and so takes no parameters:
  * PostgreSQL plans it once per connection, for the values of the first page it reads (it
  * estimates with the settings' values), and keeps that plan; the caller sends only pages any
- * values suit (readsRows in lib/http/v2/resources/qso/list.ts; the change feed's small pages,
+ * values suit (the list planner's 'kept-rows', lib/qso/list/plan.ts; the change feed's small pages,
  * pageOutlook in lib/qso/changeFeed.ts).
  *
  * Rows come as arrays of their values' text, without flow control: a page must stay small (the

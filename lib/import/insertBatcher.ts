@@ -6,6 +6,7 @@ import { SQL_TYPE } from '../db/qsoColumns.js';
 import { qsoWriterCte } from '../qso/writeLock.js';
 import { QSO_COLUMNS, type QsoRow } from '../qso/present.js';
 import { INSERT_COLUMNS } from './rowValues.js';
+import { callCondition } from '../qso/filters.js';
 import type { Metrics } from '../metrics.js';
 
 /**
@@ -91,7 +92,7 @@ const insertSql = (input: string) => `
   )
   SELECT s.id AS stored_id,
     s.id IS NOT NULL AND i.ord = min(i.ord) OVER (PARTITION BY s.id) AS stored_here,
-    CASE WHEN s.id IS NULL THEN (SELECT c.id FROM qso AS c WHERE ${SAME_KEY('c', 'i')} LIMIT 1) END AS committed_twin,
+    CASE WHEN s.id IS NULL THEN (SELECT c.id FROM qso AS c WHERE ${SAME_KEY('c', 'i')} AND ${callCondition('i.call', 'c')} LIMIT 1) END AS committed_twin,
     ${QSO_COLUMNS.map((column) => `CASE WHEN i.want_row THEN s.${column} END AS ${column}`).join(', ')}
   FROM input AS i LEFT JOIN stored AS s ON ${SAME_KEY('s', 'i')}
   ORDER BY i.ord`;

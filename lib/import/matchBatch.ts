@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { columnChanges, type MatchPolicy } from './mergeRules.js';
 import { INSERT_COLUMNS } from './rowValues.js';
+import { callCondition } from '../qso/filters.js';
 
 /**
  * The confirm and merge policies' database half: one statement per batch matches the staged
@@ -10,7 +11,7 @@ import { INSERT_COLUMNS } from './rowValues.js';
  * (the same main mode before another of its group, then the lower id). A record with two QSOs
  * equally near, every record but the nearest of several in a batch that pick the same QSO, and a
  * record picking a QSO that an earlier batch's record already confirmed (import_claims: the first
- * claim stands, earlier batches are never revisited), are not applied but reported. Candidates come from a range scan of qso_dupe_key (station_id, call,
+ * claim stands, earlier batches are never revisited), are not applied but reported. Candidates come from a range scan of qso_dupe_key (station_id, base call, call,
  * minute of time_on, …) per record: LATERAL keeps the planner from hashing the whole location
  * against a temporary table it has no statistics for.
  *
@@ -87,7 +88,7 @@ function matchStatement(options: MatchBatchOptions): string {
       FROM report r CROSS JOIN LATERAL (
         SELECT q.id, abs(extract(epoch FROM q.time_on - r.time_on)) AS distance, q.mode <> r.mode AS other_mode
         FROM qso q
-        WHERE q.station_id = $1 AND q.call = r.call
+        WHERE q.station_id = $1 AND ${callCondition('r.call')}
           AND date_trunc('minute', q.time_on) BETWEEN date_trunc('minute', r.time_on - ${WINDOW}) AND r.time_on + ${WINDOW}
           AND q.time_on BETWEEN r.time_on - ${WINDOW} AND r.time_on + ${WINDOW}
           AND q.band = r.band AND qso_mode_group(q.mode) = qso_mode_group(r.mode)

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { SqlParams } from '../db/sqlParams.js';
 import { scopeConditions, type QsoScope } from '../qso/scope.js';
-import { bandCondition, confirmedCondition, modeCondition } from '../qso/filters.js';
+import { bandCondition, callCondition, confirmedCondition, modeCondition } from '../qso/filters.js';
 import { resolveCallsign } from '../dxcc/resolver.js';
 import { dxccEntity } from '../dxcc/entities.js';
 import { dxccFlag } from '../dxcc/flags.js';
@@ -154,7 +154,7 @@ async function callData(db: pg.Pool, request: LookupRequest): Promise<CallRow> {
     `coalesce((array_agg(q.${column} ORDER BY q.time_on DESC, q.id DESC) FILTER (WHERE q.${column} <> ''))[1], '') AS ${member}`);
   const { rows } = await db.query<CallRow>(
     `SELECT ${flagAggregates(request, params)}, ${latest.join(', ')}
-       FROM qso q WHERE ${[...scopeConditions(request.scope, params), `q.call = ${params.add(request.callsign)}`].join(' AND ')}`,
+       FROM qso q WHERE ${[...scopeConditions(request.scope, params), callCondition(params.add(request.callsign))].join(' AND ')}`,
     params.values,
   );
   return rows[0]!;
@@ -164,19 +164,27 @@ type EntityFlags = Pick<Flags, 'confirmed' | 'confirmed_band' | 'confirmed_band_
 
 /**
  * Whether the entity is confirmed (card or LoTW), on the band, on the band and mode (from the
- * QSOs' stored dxcc): three probes, each ending at the first confirmed QSO it finds. No index
- * leads to an entity's confirmed QSOs since sql/050 (docs/storage.md: every writer paid for it),
- * so a probe may read the location's QSOs up to the first match.
+ * QSOs' stored dxcc). Confirmed at all: summed from qso_dxcc_counts, a few rows. On the band
+ * (and mode): a probe each, ending at the first confirmed QSO it finds, run only for an entity
+ * confirmed at all. No index leads to an entity's confirmed QSOs since sql/050 (docs/storage.md:
+ * every writer paid for it), so such a probe may read the location's QSOs up to the first match;
+ * an entity never confirmed, which read them all, is answered from the counts alone.
  */
 async function dxccConfirmation(db: pg.Pool, request: LookupRequest, adif: number): Promise<EntityFlags> {
   const params = new SqlParams();
-  const confirmedOfEntity = [...scopeConditions(request.scope, params), `q.dxcc = ${params.add(adif)}`, confirmedCondition(AWARD_CONFIRMATIONS)];
+  const entity = params.add(adif);
+  const counted = [...scopeConditions(request.scope, params, 'c'), `c.dxcc = ${entity}`, confirmedCondition(AWARD_CONFIRMATIONS, 'c')];
+  // Bound only when a probe runs: a parameter no statement names has no type.
+  let confirmedOfEntity: string[] | undefined;
+  const ofEntity = () => (confirmedOfEntity ??= [...scopeConditions(request.scope, params), `q.dxcc = ${entity}`, confirmedCondition(AWARD_CONFIRMATIONS)]);
   const band = request.band !== null ? bandCondition(request.band, params) : null;
   const mode = band !== null && request.mode !== null ? modeCondition(request.mode, params) : null;
-  const exists = (...more: Array<string | null>) =>
-    more.includes(null) ? 'false' : `EXISTS (SELECT 1 FROM qso q WHERE ${[...confirmedOfEntity, ...more].join(' AND ')})`;
+  // CASE, not AND: the probe must not run for an entity the counts say was never confirmed.
+  const probe = (...more: Array<string | null>) =>
+    more.includes(null) ? 'false' : `CASE WHEN e.confirmed THEN EXISTS (SELECT 1 FROM qso q WHERE ${[...ofEntity(), ...more].join(' AND ')}) ELSE false END`;
   const { rows } = await db.query<EntityFlags>(
-    `SELECT ${exists()} AS confirmed, ${exists(band)} AS confirmed_band, ${exists(band, mode)} AS confirmed_band_mode`,
+    `SELECT e.confirmed, ${probe(band)} AS confirmed_band, ${probe(band, mode)} AS confirmed_band_mode
+       FROM (SELECT coalesce(sum(c.n), 0) > 0 AS confirmed FROM qso_dxcc_counts c WHERE ${counted.join(' AND ')}) e`,
     params.values,
   );
   return rows[0]!;
@@ -232,4 +240,14 @@ export async function basicLookup(db: pg.Pool, request: Pick<LookupRequest, 'cal
     lotw_member: false,
     suffix_slash: suffixSlash(request.callsign),
   };
+}
+
+/** Whether the scope holds a QSO with `callsign` (normalised), on `band` when not null (v1 `logbook_check_callsign`). */
+export async function callsignWorked(db: pg.Pool, scope: QsoScope, callsign: string, band: string | null): Promise<boolean> {
+  const params = new SqlParams();
+  const conditions = [...scopeConditions(scope, params), callCondition(params.add(callsign))];
+  const bandFilter = band === null ? null : bandCondition(band, params);
+  if (bandFilter) conditions.push(bandFilter);
+  const { rowCount } = await db.query(`SELECT 1 FROM qso q WHERE ${conditions.join(' AND ')} LIMIT 1`, params.values);
+  return (rowCount ?? 0) > 0;
 }

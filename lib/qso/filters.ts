@@ -18,6 +18,16 @@ export function bandCondition(band: string, params: SqlParams, alias = 'q'): str
   return `${alias}.band = ${params.add(filter.band)}`;
 }
 
+/**
+ * The QSOs of the callsign `value` (a placeholder or another row's column), exactly. The base call
+ * goes with it: qso_dupe_key leads with (station_id, public_log_base_call(call)) (sql/054), and
+ * only a condition on both seeks the call rather than walk every entry of its location.
+ */
+export function callCondition(value: string, alias = 'q'): string {
+  const column = alias === '' ? 'call' : `${alias}.call`;
+  return `${column} = ${value} AND public_log_base_call(${column}) = public_log_base_call(${value})`;
+}
+
 /** A mode filter matches the main mode or the submode (upper-cased, as stored). */
 export function modeCondition(mode: string, params: SqlParams, alias = 'q'): string {
   const placeholder = params.add(mode.trim().toUpperCase());

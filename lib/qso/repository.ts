@@ -4,6 +4,7 @@ import { scopeConditions, type QsoScope } from './scope.js';
 import { qsoSelectList, type QsoRow } from './present.js';
 import { shapedStatement } from '../db/shapedStatement.js';
 import { named } from '../db/connectionSetup.js';
+import { callCondition } from './filters.js';
 
 /**
  * One QSO at a time, always inside a visibility scope: a QSO outside it is simply not found,
@@ -57,7 +58,7 @@ const UNIQUE_VIOLATION = '23505';
 async function duplicateOf(db: Queryable, key: DupeKey, exceptId: number): Promise<number | null> {
   const { rows } = await db.query<{ id: number }>(
     `SELECT id FROM qso
-      WHERE station_id = $1 AND call = $2 AND date_trunc('minute', time_on) = date_trunc('minute', $3::timestamp)
+      WHERE station_id = $1 AND ${callCondition('$2', '')} AND date_trunc('minute', time_on) = date_trunc('minute', $3::timestamp)
         AND band = $4 AND mode = $5 AND id <> $6
       LIMIT 1`,
     [key.station_id, key.call, key.time_on, key.band, key.mode, exceptId],

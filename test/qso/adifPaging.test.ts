@@ -8,8 +8,9 @@ import { createStation } from '../../lib/accounts/stations.js';
 import { exportAdifRecords } from '../../lib/export/query.js';
 import { importAdif } from '../../lib/import/pipeline.js';
 import { compactQsoCounts, ID_BLOCK } from '../../lib/qso/counts.js';
-import { pageSql, parseListQuery, withItsCut } from '../../lib/http/v2/resources/qso/listQuery.js';
-import { countTotalBindingPage } from '../../lib/http/v2/resources/qso/listTotal.js';
+import { pageSql, withItsCut } from '../../lib/qso/list/query.js';
+import { parseListQuery } from '../../lib/http/v2/resources/qso/listParams.js';
+import { countTotalBindingPage } from '../../lib/qso/list/total.js';
 import type { Principal } from '../../lib/http/v2/principal.js';
 import type { RequestContext } from '../../lib/http/v2/resource.js';
 

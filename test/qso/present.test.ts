@@ -7,8 +7,7 @@ import { presentQso, qsoSelectList, type QsoRow } from '../../lib/qso/present.js
 import { QsoJsonFromCopy } from '../../lib/qso/copyJson.js';
 import { ChangePageFromCopy } from '../../lib/qso/changeFeed.js';
 import { ByteOutput } from '../../lib/export/byteOutput.js';
-import { readsRows } from '../../lib/http/v2/resources/qso/list.js';
-import { parseListQuery } from '../../lib/http/v2/resources/qso/listQuery.js';
+import { parseListQuery } from '../../lib/http/v2/resources/qso/listParams.js';
 import type { Principal } from '../../lib/http/v2/principal.js';
 import type { RequestContext } from '../../lib/http/v2/resource.js';
 
@@ -111,7 +110,7 @@ t.test('a small list page (rows of a named statement) and a long one (COPY) writ
 t.test('pages read as rows: small ones whose every branch reads an index led by its filters', async (t) => {
   // A test double: parseListQuery reads the request's query and its principal's locations.
   const principal = { userId: 1, club: null, stationIds: [1, 2] } as unknown as Principal;
-  const reads = (query: string) => readsRows(parseListQuery({ query: Object.fromEntries(new URLSearchParams(query)), principal } as unknown as RequestContext).withCut(null));
+  const reads = (query: string) => parseListQuery({ query: Object.fromEntries(new URLSearchParams(query)), principal } as unknown as RequestContext).withCut(null).plan.read === 'kept-rows';
   for (const query of ['', 'per_page=100', 'band=20m', 'mode=FT4', 'qsl_filter=lotw,qsl', 'qso_since=2020-01-01&band=SAT', 'since_id=5&mode=CW', 'page=500', 'limit=100']) {
     t.ok(reads(query), `rows: ${query || 'page 1'}`);
   }

@@ -1,5 +1,7 @@
 import type pg from 'pg';
 import { parseTopic } from '../../live/topics.js';
+import { foreignStationIds } from '../../accounts/stations.js';
+import { findRadio } from '../../radios/radioStore.js';
 import { restrictedOperator, type Principal } from '../v2/principal.js';
 
 /**
@@ -21,16 +23,11 @@ export async function mayWatchTopic(db: pg.Pool, principal: Principal, topic: st
       return { ok: parsed.id === principal.userId };
     case 'station': {
       if (restricted) return { ok: false };
-      const { rowCount } = await db.query('SELECT 1 FROM stations WHERE id = $1 AND user_id = $2', [parsed.id, principal.userId]);
-      return { ok: (rowCount ?? 0) > 0 };
+      return { ok: (await foreignStationIds(db, principal.userId, [parsed.id])).length === 0 };
     }
     case 'radio': {
-      const member = restricted ? principal.actingUserId : null;
-      const { rowCount } = await db.query(
-        'SELECT 1 FROM radios WHERE id = $1 AND user_id = $2 AND ($3::int IS NULL OR operator_id = $3)',
-        [parsed.id, principal.userId, member],
-      );
-      return { ok: (rowCount ?? 0) > 0 };
+      const operatorId = restricted ? principal.actingUserId : null;
+      return { ok: (await findRadio(db, { userId: principal.userId, operatorId }, parsed.id)) !== null };
     }
   }
 }

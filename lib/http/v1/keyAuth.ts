@@ -1,10 +1,9 @@
 import { claimOwner } from '../../db/queryScope.js';
 import type { Context } from 'koa';
-import type pg from 'pg';
 import { keyHash, type V1Key } from '../../auth/keys.js';
 import { PRE_AUTH_BUCKET } from '../../ratelimit/types.js';
 import type { Services } from '../../services.js';
-import { OFFICER_LEVEL } from '../v2/principal.js';
+import { clubStanding } from '../../accounts/clubMembers.js';
 import { clientAddress } from '../clientAddress.js';
 import type { V1Failure, V1Request } from './call.js';
 import { v1RateLimited } from './rateLimit.js';
@@ -25,22 +24,6 @@ export function ownsStations(key: V1Key, ids: readonly number[]): boolean {
   return ids.every((id) => key.stations.some((station) => station.id === id));
 }
 
-/**
- * The creator's standing in the club that owns the key: their level, or officer for an
- * instance administrator (as for v2 club tokens); null once the membership is withdrawn.
- */
-async function clubMember(db: pg.Pool, key: V1Key): Promise<KeyClubMember | null> {
-  const { rows } = await db.query<{ callsign: string; is_admin: boolean; level: number | null }>(
-    `SELECT u.callsign, u.is_admin, m.level
-       FROM users u LEFT JOIN club_members m ON m.club_id = $1 AND m.user_id = u.id
-      WHERE u.id = $2`,
-    [key.userId, key.createdBy],
-  );
-  const row = rows[0];
-  const level = row?.level ?? (row?.is_admin ? OFFICER_LEVEL : null);
-  return row && level !== null ? { level, callsign: row.callsign } : null;
-}
-
 /** The holder of `presented`, or null (unknown, disabled, or a club key whose creator left the club). */
 async function holderOf(services: Services, presented: unknown): Promise<KeyHolder | null> {
   const hash = keyHash(presented);
@@ -48,7 +31,8 @@ async function holderOf(services: Services, presented: unknown): Promise<KeyHold
   if (!key) return null;
   let club: KeyClubMember | null = null;
   if (key.userId !== key.createdBy) {
-    club = await clubMember(services.db, key);
+    // The creator's standing in the club that owns the key (officer for an instance administrator).
+    club = await clubStanding(services.db, key.userId, key.createdBy);
     if (!club) return null;
   }
   return { ...key, club };

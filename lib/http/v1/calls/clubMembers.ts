@@ -3,6 +3,7 @@ import { V1Failure } from '../call.js';
 import { sendJson } from '../answer.js';
 import { requireKey } from '../keyAuth.js';
 import { OFFICER_LEVEL } from '../../v2/principal.js';
+import { listMembersByLevel } from '../../../accounts/clubMembers.js';
 
 function authError(message: string): V1Failure {
   return new V1Failure({ status: 401, body: { status: 'error', message } });
@@ -18,12 +19,7 @@ export const listClubMembersCall: V1Call = {
   async handle(request) {
     const key = await requireKey(request, () => authError('Auth Error, invalid key'));
     if (!key.club || key.club.level < OFFICER_LEVEL) throw authError('Auth Error, not enough permissions for this operation');
-    const { rows } = await request.services.db.query<{ callsign: string; user_name: string; p_level: string }>(
-      `SELECT u.callsign, u.username AS user_name, m.level::text AS p_level
-         FROM club_members m JOIN users u ON u.id = m.user_id
-        WHERE m.club_id = $1 ORDER BY m.level DESC, u.callsign`,
-      [key.userId],
-    );
+    const rows = await listMembersByLevel(request.services.db, key.userId);
     if (rows.length === 0) return sendJson(request.ctx, 200, { status: 'failed', reason: 'No club members found', members: '' });
     sendJson(request.ctx, 200, { status: 'successful', members: rows });
   },

@@ -1,12 +1,10 @@
-import type pg from 'pg';
 import type { V1Call, V1Request } from '../call.js';
 import { V1Failure } from '../call.js';
 import { sendJson } from '../answer.js';
 import { requireWriteKey } from '../keyAuth.js';
 import { phpInt, phpTruthy } from '../values.js';
 import { asText } from '../../../input/jsonValues.js';
-import { createStation, type NewStation } from '../../../accounts/stations.js';
-import { begin } from '../../../db/transaction.js';
+import { importStations, type StationImport } from '../../../accounts/stations.js';
 import { dxccEntity } from '../../../dxcc/entities.js';
 import { OFFICER_LEVEL } from '../../v2/principal.js';
 
@@ -34,13 +32,8 @@ function integer(location: Record<string, unknown>, field: string): number | nul
   return value !== null && Math.abs(value) <= 2147483647 ? value : null;
 }
 
-interface Location {
-  station: NewStation;
-  linkActiveLogbook: boolean;
-}
-
 /** One body object as a station location; null without the two fields the original requires. */
-function locationFrom(input: Record<string, unknown>, userId: number): Location | null {
+function locationFrom(input: Record<string, unknown>, userId: number): StationImport | null {
   const name = text(input, 'station_profile_name');
   const callsign = text(input, 'station_callsign');
   if (name === '' || callsign === '') return null;
@@ -81,53 +74,6 @@ function locationFrom(input: Record<string, unknown>, userId: number): Location 
   };
 }
 
-/**
- * Whether the location may not be created: the owner has one with the same references and
- * callsign, or its uuid is taken (by any owner, since uuids are unique).
- */
-async function isDuplicate(client: pg.PoolClient, station: NewStation): Promise<boolean> {
-  const { rowCount } = await client.query(
-    `SELECT 1 FROM stations
-      WHERE (user_id = $1 AND name = $2 AND callsign = upper($3) AND gridsquare = upper($4) AND city = $5
-             AND iota = upper($6) AND sota = upper($7) AND state = $8 AND cnty = $9 AND dxcc IS NOT DISTINCT FROM $10
-             AND wwff = upper($11) AND pota = upper($12) AND sig = upper($13) AND sig_info = upper($14))
-         OR uuid = $15::uuid
-      LIMIT 1`,
-    [station.userId, station.name, station.callsign, station.gridsquare, station.city, station.iota, station.sota,
-      station.state, station.cnty, station.dxcc, station.wwff, station.pota, station.sig, station.sig_info, station.uuid ?? null],
-  );
-  return (rowCount ?? 0) > 0;
-}
-
-/** Creates the new locations in one transaction; returns how many were created. */
-async function importLocations(db: pg.Pool, userId: number, locations: Location[]): Promise<number> {
-  const client = await db.connect();
-  try {
-    await begin(client);
-    // One import per owner at a time, so two identical requests cannot both pass the duplicate check.
-    await client.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
-    let created = 0;
-    for (const { station, linkActiveLogbook } of locations) {
-      if (await isDuplicate(client, station)) continue;
-      const stationId = await createStation(client, station);
-      if (linkActiveLogbook) {
-        await client.query(
-          'INSERT INTO logbook_stations (logbook_id, station_id) SELECT id, $2 FROM logbooks WHERE user_id = $1 AND active',
-          [userId, stationId],
-        );
-      }
-      created++;
-    }
-    await client.query('COMMIT');
-    return created;
-  } catch (err) {
-    await client.query('ROLLBACK');
-    throw err;
-  } finally {
-    client.release();
-  }
-}
-
 /** The body's location objects: an array of them, or (as the original also accepts) a single one. */
 function bodyLocations(request: V1Request): Record<string, unknown>[] {
   if (request.bodyProblem === 'empty') throw error(400, 'No file uploaded');
@@ -152,10 +98,10 @@ export const createStationCall: V1Call = {
     const locations = inputs
       .slice(0, MAX_LOCATIONS)
       .map((input) => locationFrom(input, key.userId))
-      .filter((location): location is Location => location !== null);
+      .filter((location): location is StationImport => location !== null);
     let created: number;
     try {
-      created = await importLocations(request.services.db, key.userId, locations);
+      created = await importStations(request.services.db, key.userId, locations);
     } catch (err) {
       request.services.logger.error('create_station failed', { key_id: key.id, error: (err as Error).message });
       throw error(500, 'Processing error: the locations could not be stored');

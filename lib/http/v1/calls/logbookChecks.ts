@@ -5,12 +5,11 @@ import { sendEmpty, sendJson } from '../answer.js';
 import { requireKey } from '../keyAuth.js';
 import { isSet } from '../values.js';
 import { asText } from '../../../input/jsonValues.js';
-import { SqlParams } from '../../../db/sqlParams.js';
-import { named } from '../../../db/connectionSetup.js';
 import { normalizeCallsign } from '../../../adif/callsign.js';
 import { normalizeGrid } from '../../../adif/grid.js';
-import { bandCondition } from '../../../qso/filters.js';
-import { scopeConditions, type QsoScope } from '../../../qso/scope.js';
+import type { QsoScope } from '../../../qso/scope.js';
+import { stationIdsBySlug } from '../../../accounts/logbooks.js';
+import { callsignWorked } from '../../../lookup/callsignLookup.js';
 import { GRID_CONFIRMATIONS, gridStatus, type GridConfirmation, type GridResult } from '../../../lookup/gridLookup.js';
 
 /**
@@ -38,17 +37,9 @@ async function checkedValue(request: V1Request, field: 'callsign' | 'grid'): Pro
  * locations has no QSOs, so its checks answer "Not Found", as the original does.
  */
 async function logbookScope(db: pg.Pool, slug: string): Promise<QsoScope> {
-  const { rows } = await db.query<{ station_ids: number[] }>({
-    ...named(db, {
-      name: 'logbook-stations-by-slug',
-      text: `SELECT array_remove(array_agg(ls.station_id), NULL) AS station_ids
-               FROM logbooks l LEFT JOIN logbook_stations ls ON ls.logbook_id = l.id
-              WHERE l.slug = $1 GROUP BY l.id`,
-    }),
-    values: [slug],
-  });
-  if (!rows[0]) throw failed(404, 'logbook not found');
-  return { stationIds: rows[0].station_ids, operator: null };
+  const stationIds = await stationIdsBySlug(db, slug);
+  if (stationIds === null) throw failed(404, 'logbook not found');
+  return { stationIds, operator: null };
 }
 
 /** `band`: absent or `All` is every band; otherwise a band or `SAT`, as every QSO filter reads it. */
@@ -64,13 +55,8 @@ export const checkCallsignCall: V1Call = {
     const checked = await checkedValue(request, 'callsign');
     if (!checked) return sendEmpty(request.ctx);
     const scope = await logbookScope(request.services.db, checked.slug);
-    const params = new SqlParams();
-    const conditions = [...scopeConditions(scope, params), `q.call = ${params.add(normalizeCallsign(checked.value))}`];
-    const band = bandOf(request.body.band);
-    const bandFilter = band === null ? null : bandCondition(band, params);
-    if (bandFilter) conditions.push(bandFilter);
-    const { rowCount } = await request.services.db.query(`SELECT 1 FROM qso q WHERE ${conditions.join(' AND ')} LIMIT 1`, params.values);
-    sendJson(request.ctx, 201, { callsign: request.body.callsign, result: rowCount ? 'Found' : 'Not Found' });
+    const found = await callsignWorked(request.services.db, scope, normalizeCallsign(checked.value), bandOf(request.body.band));
+    sendJson(request.ctx, 201, { callsign: request.body.callsign, result: found ? 'Found' : 'Not Found' });
   },
 };
 

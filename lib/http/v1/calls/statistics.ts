@@ -2,15 +2,16 @@ import type pg from 'pg';
 import type { V1Call } from '../call.js';
 import { sendJson } from '../answer.js';
 import { authorizeKey } from '../keyAuth.js';
+import { activeStationIds } from '../../../accounts/stations.js';
 import { qsoActivity, type QsoActivity } from '../../../statistics/qsoStatistics.js';
 
 const NONE: QsoActivity = { today: 0, month: 0, year: 0, total: 0 };
 
 /** QSO counts of the owner's active station location (the v2 statistic resource's aggregates). */
 async function activeLocationCounts(db: pg.Pool, userId: number): Promise<QsoActivity> {
-  const { rows } = await db.query<{ id: number }>('SELECT id FROM stations WHERE user_id = $1 AND active', [userId]);
-  if (!rows.length) return NONE;
-  return qsoActivity(db, { stationIds: rows.map((r) => r.id), operator: null });
+  const stationIds = await activeStationIds(db, userId);
+  if (!stationIds.length) return NONE;
+  return qsoActivity(db, { stationIds, operator: null });
 }
 
 /**

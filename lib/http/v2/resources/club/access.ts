@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { forbidden, notFound, validationError } from '../../../errors.js';
 import { present } from '../../params.js';
 import { OFFICER_LEVEL, requireClubLevel, type Principal } from '../../principal.js';
-import { accountKind } from './members.js';
+import { accountKind } from '../../../../accounts/clubMembers.js';
 
 /**
  * Which clubstation a request manages. A club token acts for its own club and needs officer

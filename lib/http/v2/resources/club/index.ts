@@ -5,7 +5,7 @@ import { conflict, notFound, validationError } from '../../../errors.js';
 import { created } from '../../created.js';
 import type { JsonSchema, ResourceDefinition } from '../../resource.js';
 import { refuseOwnMembership, resolveClub } from './access.js';
-import { accountKind, findMember, insertMember, listClubs, listMembers, updateMemberLevel, type MemberRecord } from './members.js';
+import { accountKind, findMember, insertMember, listClubs, listMembers, updateMemberLevel, type MemberRecord } from '../../../../accounts/clubMembers.js';
 
 const ALLOWED_LEVELS = [...new Set(Object.values(CLUB_LEVELS))].sort((a, b) => a - b);
 const LEVEL_NAMES = Object.keys(CLUB_LEVELS);

@@ -9,11 +9,12 @@ import { foreignStationIds } from '../../../../accounts/stations.js';
 import { inQsoTransaction } from '../../../../qso/writeLock.js';
 import { qsoScope, type QsoScope } from '../../../../qso/scope.js';
 import { answerCabrillo, cabrilloQuery } from './cabrillo.js';
-import { DEFAULT_SETTINGS, readSettingsChanges, SETTING_NAMES } from './contestSettings.js';
+import { readSettingsChanges } from './contestSettings.js';
+import { DEFAULT_SETTINGS, SETTING_NAMES } from '../../../../contests/settings.js';
 import { checkTimeOrder, readNewSession, readQsoIds, readSessionChanges } from './sessionFields.js';
 import {
   deleteSession, findSession, insertSession, invisibleQsoIds, linkQsos, listSessions, lockSession, sessionQsoIds, unlinkQsos, updateSession,
-} from './contestRepository.js';
+} from '../../../../contests/repository.js';
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
 

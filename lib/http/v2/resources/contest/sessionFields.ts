@@ -2,28 +2,9 @@ import { validationError } from '../../../errors.js';
 import { isBlank } from '../../../../input/jsonValues.js';
 import { readIdList, readInteger, readText } from '../../../bodyValues.js';
 import { combineDateTime, parseDateTime } from '../../../../adif/datetime.js';
-import { contests, type Contest } from '../../../../catalog/contests.js';
-
-/** The session members of a contest body (the settings are in contestSettings.ts). */
-export interface SessionFields {
-  /** ADIF Contest_ID, as the enumeration spells it. */
-  contest: string;
-  station_id: number;
-  /** `YYYY-MM-DD HH:MM:SS`, UTC. */
-  time_start: string;
-  time_end: string | null;
-  comment: string;
-}
+import { contestEntry, type SessionFields } from '../../../../contests/session.js';
 
 const REQUIRED: readonly (keyof SessionFields)[] = ['contest', 'station_id', 'time_start'];
-
-let byId: Map<string, Contest> | undefined;
-
-/** The catalogue entry of an ADIF Contest_ID (enumeration values compare case-insensitively). */
-export function contestEntry(id: string): Contest | undefined {
-  byId ??= new Map(contests().map((contest) => [contest.contest.toUpperCase(), contest]));
-  return byId.get(id.toUpperCase());
-}
 
 function readContest(value: unknown): string {
   const entry = contestEntry(readText(value, 'contest', 64));

@@ -2,10 +2,11 @@ import type { RequestContext } from '../../resource.js';
 import { EXPORT_SELECT_LIST, type ExportLocations } from '../../../../export/adifRecord.js';
 import { readExportLocations } from '../../../../export/locations.js';
 import { exportHeader } from '../../../../export/query.js';
-import { listMeta, pageSql, type ListQuery } from './listQuery.js';
+import type { ListQuery } from '../../../../qso/list/query.js';
+import { listMeta } from './listParams.js';
 import type { ListPage } from './listPage.js';
 import { adifListEnvelope } from './adifListStream.js';
-import { pageSeek } from './deepPage.js';
+import { pageStatement } from '../../../../qso/list/seek.js';
 import { copyBoundOut } from '../../../../db/settingParams.js';
 
 /**
@@ -21,7 +22,7 @@ export function adifListPage(request: RequestContext, list: ListQuery): ListPage
   /** The locations filling the records' MY_* fields, read in the snapshot with a page that has rows. */
   let locations: ExportLocations = new Map();
   return {
-    query: async (client) => pageSql(list, EXPORT_SELECT_LIST, await pageSeek(client, list)),
+    query: (client) => pageStatement(client, list, EXPORT_SELECT_LIST),
     read: async (client, boundText) => {
       locations = await readExportLocations(client, list.scope.stationIds);
       // NULL as empty, as the export writes it.

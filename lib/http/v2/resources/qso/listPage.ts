@@ -2,8 +2,8 @@ import { Readable, type Transform } from 'node:stream';
 import type pg from 'pg';
 import type { RequestContext } from '../../resource.js';
 import { bindForCopy } from '../../../../db/settingParams.js';
-import { withItsCut, type ListQuery, type ParsedList, type Sql } from './listQuery.js';
-import { countTotalBindingPage } from './listTotal.js';
+import { withItsCut, type ListQuery, type ParsedList, type Sql } from '../../../../qso/list/query.js';
+import { countTotalBindingPage } from '../../../../qso/list/total.js';
 import { answerFromSnapshot, beginSnapshot, endSnapshot } from './snapshot.js';
 
 /** How a list's page is read and answered: its query, how its rows are read, and the envelope they become. */

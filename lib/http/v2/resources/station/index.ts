@@ -3,8 +3,9 @@ import { readBoolean } from '../../../bodyValues.js';
 import { created } from '../../created.js';
 import { OFFICER_LEVEL, requireClubLevel } from '../../principal.js';
 import type { JsonSchema, ResourceDefinition } from '../../resource.js';
-import { READ_ONLY_STATION_FIELDS, readNewStation, readStationChanges, rejectClearedRequired, STATION_FIELDS } from './stationFields.js';
-import { deleteStation, findStation, insertStation, listStations, updateStation, type StationWrite } from './stationRepository.js';
+import { readNewStation, readStationChanges, rejectClearedRequired } from './stationFields.js';
+import { READ_ONLY_STATION_FIELDS, STATION_FIELDS } from '../../../../accounts/stationFields.js';
+import { deleteStation, findStation, insertStation, listStations, updateStation, type StationWrite } from '../../../../accounts/stationRepository.js';
 
 const text = { type: ['string', 'number', 'null'] };
 const integer = { type: ['integer', 'string', 'null'] };

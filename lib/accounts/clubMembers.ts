@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import type { HideableUserdata } from '../../../../config.js';
+import type { HideableUserdata } from '../config.js';
+import { OFFICER_LEVEL } from '../auth/principal.js';
 
 /** A member as the API shows it; the withholdable fields may be removed by the instance's config. */
 export interface MemberRecord extends Partial<Record<HideableUserdata, string | null>> {
@@ -66,4 +67,35 @@ export async function listClubs(db: pg.Pool): Promise<ClubSummary[]> {
       WHERE u.is_club GROUP BY u.id ORDER BY u.callsign, u.id`,
   );
   return rows;
+}
+
+/** A member as v1 `list_clubmembers` shows it: the level as text, as the original's driver gave it. */
+export interface V1MemberRecord {
+  callsign: string;
+  user_name: string;
+  p_level: string;
+}
+
+/** Members of a clubstation, highest level first, then by callsign (v1 `list_clubmembers`). */
+export async function listMembersByLevel(db: Pick<pg.Pool, 'query'>, clubId: number): Promise<V1MemberRecord[]> {
+  const { rows } = await db.query<V1MemberRecord>(
+    `SELECT u.callsign, u.username AS user_name, m.level::text AS p_level
+       FROM club_members m JOIN users u ON u.id = m.user_id
+      WHERE m.club_id = $1 ORDER BY m.level DESC, u.callsign`,
+    [clubId],
+  );
+  return rows;
+}
+
+/** A user's standing in a club: their level, or officer for an instance administrator; null when neither. */
+export async function clubStanding(db: Pick<pg.Pool, 'query'>, clubId: number, userId: number): Promise<{ level: number; callsign: string } | null> {
+  const { rows } = await db.query<{ callsign: string; is_admin: boolean; level: number | null }>(
+    `SELECT u.callsign, u.is_admin, m.level
+       FROM users u LEFT JOIN club_members m ON m.club_id = $1 AND m.user_id = u.id
+      WHERE u.id = $2`,
+    [clubId, userId],
+  );
+  const row = rows[0];
+  const level = row?.level ?? (row?.is_admin ? OFFICER_LEVEL : null);
+  return row && level !== null ? { level, callsign: row.callsign } : null;
 }

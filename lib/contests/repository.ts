@@ -1,8 +1,8 @@
 import type pg from 'pg';
-import { SqlParams } from '../../../../db/sqlParams.js';
-import { scopeConditions, type QsoScope } from '../../../../qso/scope.js';
-import { presentSettings, type ContestSettings, type StoredSettings } from './contestSettings.js';
-import { contestEntry, type SessionFields } from './sessionFields.js';
+import { SqlParams } from '../db/sqlParams.js';
+import { scopeConditions, type QsoScope } from '../qso/scope.js';
+import { presentSettings, type ContestSettings, type StoredSettings } from './settings.js';
+import { contestEntry, type SessionFields } from './session.js';
 
 /** The contest session object of the v2 API. */
 export interface ContestSession {

@@ -1,8 +1,8 @@
 import type pg from 'pg';
-import { createStation } from '../../../../accounts/stations.js';
-import { inOwnerTransaction } from '../../../../db/transaction.js';
-import { beginQsoWrite } from '../../../../qso/writeLock.js';
-import { SqlParams } from '../../../../db/sqlParams.js';
+import { createStation } from './stations.js';
+import { inOwnerTransaction } from '../db/transaction.js';
+import { beginQsoWrite } from '../qso/writeLock.js';
+import { SqlParams } from '../db/sqlParams.js';
 import { countryOf, STATION_FIELDS, type StationFields } from './stationFields.js';
 
 /** The station object of the v2 API: its columns, read as they are. */

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { createLogbook, setPublication, type Publication } from '../../../../accounts/logbooks.js';
-import { inOwnerTransaction } from '../../../../db/transaction.js';
+import { createLogbook, setPublication, type Publication } from './logbooks.js';
+import { inOwnerTransaction } from '../db/transaction.js';
 
 /** The logbook object of the v2 API. */
 export interface Logbook extends Publication {

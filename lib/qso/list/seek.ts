@@ -1,9 +1,9 @@
 import type pg from 'pg';
-import { SqlParams } from '../../../../db/sqlParams.js';
-import { shapedStatement } from '../../../../db/shapedStatement.js';
-import { blockRowsSql, bucketTotalSql, idSeekSql, monthRowsSql, monthSeekSql, scopeTotalSql, timeRangeTotalSql } from '../../../../qso/counts.js';
-import { bucketScopeOn, listShape, scopeOn, type ListQuery, type PageSeek } from './listQuery.js';
-import { pagePlan, unchosen } from '../../../../qso/list/plan.js';
+import { SqlParams } from '../../db/sqlParams.js';
+import { shapedStatement } from '../../db/shapedStatement.js';
+import { blockRowsSql, bucketTotalSql, idSeekSql, monthRowsSql, monthSeekSql, scopeTotalSql, timeRangeTotalSql } from '../counts.js';
+import { bucketScopeOn, pageSql, scopeOn, type ListQuery, type PageSeek, type Sql } from './query.js';
+import { unchosen } from './plan.js';
 
 /**
  * What reading every match costs against the walk (judged in QSOs passed): the matches found
@@ -41,7 +41,7 @@ async function sortsMatches(client: Pick<pg.PoolClient, 'query'>, list: ListQuer
 
 /**
  * Where the page of `list` starts, or null to skip from the start, as the planner chose it
- * (pagePlan): newest first from the month its offset falls into (a scope with or without a range
+ * (list.plan.page): newest first from the month its offset falls into (a scope with or without a range
  * of QSO dates: whole months summed, the partial months at its ends counted); in ascending ids
  * (ADIF) from the block of ids the offset falls into (unfiltered), or, with a range of dates,
  * the range's matches sorted where that costs less than the walk in id order (sortsMatches).
@@ -52,7 +52,7 @@ export async function pageSeek(client: Pick<pg.PoolClient, 'query'>, list: ListQ
   if (list.scope.stationIds.length === 0) return null;
   const { offset, perPage } = list.pagination;
   const params = new SqlParams();
-  const plan = pagePlan(listShape(list));
+  const plan = list.plan.page;
   switch (plan) {
     case 'walk':
       return null;
@@ -78,4 +78,9 @@ export async function pageSeek(client: Pick<pg.PoolClient, 'query'>, list: ListQ
     default:
       return unchosen(plan);
   }
+}
+
+/** The page's statement, as the plan reads it: from where it starts (pageSeek), each QSO as `select` (by default the QSO object's columns). Ask in the page's snapshot. */
+export async function pageStatement(client: Pick<pg.PoolClient, 'query'>, list: ListQuery, select?: string): Promise<Sql> {
+  return pageSql(list, select, await pageSeek(client, list));
 }

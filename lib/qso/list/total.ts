@@ -1,17 +1,17 @@
 import type pg from 'pg';
-import { SqlParams } from '../../../../db/sqlParams.js';
-import { bindForCopy } from '../../../../db/settingParams.js';
-import { shapedStatement } from '../../../../db/shapedStatement.js';
-import { blockRowsSql, bucketTotalSql, idRangeTotalSql, scopeTotalSql, timeRangeTotalSql } from '../../../../qso/counts.js';
-import { scopeConditions } from '../../../../qso/scope.js';
-import { dayRangeConditions } from '../../../../qso/filters.js';
-import { bucketScopeOn, listShape, scopeOn, where, type ListQuery, type Sql } from './listQuery.js';
-import { totalPlan, unchosen } from '../../../../qso/list/plan.js';
+import { SqlParams } from '../../db/sqlParams.js';
+import { bindForCopy } from '../../db/settingParams.js';
+import { shapedStatement } from '../../db/shapedStatement.js';
+import { blockRowsSql, bucketTotalSql, idRangeTotalSql, scopeTotalSql, timeRangeTotalSql } from '../counts.js';
+import { scopeConditions } from '../scope.js';
+import { dayRangeConditions } from '../filters.js';
+import { bucketScopeOn, scopeOn, where, type ListQuery, type Sql } from './query.js';
+import { unchosen } from './plan.js';
 
 /**
  * `meta.total`, exact, read in the page's snapshot, without counting every matching QSO where
  * the counts writers maintain can answer (docs/api-v2/qso.md, "Totals"; docs/storage.md), the
- * way chosen by totalPlan (lib/qso/list/plan.ts):
+ * way the planner chose (planList, lib/qso/list/plan.ts):
  * - no id bound: a sum over qso_counts (scope, band, mode, qsl_filter), or with no filter over
  *   the scope's months (qso_month_counts, far fewer rows);
  * - an id bound (since_id, every ADIF page) and no other filter: whole id blocks of
@@ -86,13 +86,13 @@ function outsideSql(list: ListQuery, idBelow: number): Sql {
 }
 
 /**
- * The total's one statement as the planner chose it (totalPlan), or 0 without a query (the owner
+ * The total's one statement as the planner chose it (list.plan.total), or 0 without a query (the owner
  * has no station location, or the id bounds leave nothing), or null when the smaller side of a
  * since_id bound must be chosen first.
  */
 function oneStatementTotal(list: ListQuery): Sql | 0 | null {
   if (list.scope.stationIds.length === 0) return 0;
-  const plan = totalPlan(listShape(list));
+  const plan = list.plan.total;
   switch (plan) {
     case 'zero':
       return 0;

@@ -1,24 +1,17 @@
-import { validationError } from '../../../errors.js';
-import {
-  paginationMeta, parseCallsignParam, parseDateParam, parseIdParam, parseKeyList, parsePagination, parseStationIds, present,
-  type Pagination, type PaginationMeta,
-} from '../../params.js';
 import type pg from 'pg';
-import type { RequestContext } from '../../resource.js';
-import { SqlParams } from '../../../../db/sqlParams.js';
-import { CONFIRMATION_KEYS } from '../../../../qso/confirmationTypes.js';
-import { parseBandFilter } from '../../../../adif/bands.js';
-import {
-  bandCondition, confirmedCondition, dateRangeConditions, dayAfter, modeCondition,
-} from '../../../../qso/filters.js';
-import { qsoScope, scopeConditions, scopeOnAliases, type QsoScope, type ScopeOn } from '../../../../qso/scope.js';
-import { qsoSelectList } from '../../../../qso/present.js';
-import { sinceIdBound } from '../../../../qso/changeBounds.js';
-import type { BucketFilterKind } from '../../../../db/countTables.js';
-import type { ListShape } from '../../../../qso/list/plan.js';
+import { SqlParams } from '../../db/sqlParams.js';
+import { parseBandFilter } from '../../adif/bands.js';
+import { bandCondition, callCondition, confirmedCondition, dateRangeConditions, dayAfter, modeCondition } from '../filters.js';
+import { scopeConditions, scopeOnAliases, type QsoScope, type ScopeOn } from '../scope.js';
+import { qsoSelectList } from '../present.js';
+import { sinceIdBound } from '../changeBounds.js';
+import type { ConfirmationType } from '../confirmationTypes.js';
+import type { BucketFilterKind } from '../../db/countTables.js';
+import { planList, type ListPlan, type ListShape } from './plan.js';
 
 /**
- * GET /qso parameters and the SQL they become. Every query is written so that PostgreSQL can
+ * A QSO list's filters (GET /qso, parsed in lib/http/v2/resources/qso/listParams.ts) and the SQL
+ * they become. Every query is written so that PostgreSQL can
  * answer it from the per-station indexes (plans in docs/api-v2/qso.md):
  * - one branch per station location (`station_id = $n`), each read in order from an index and
  *   merged (Merge Append), rather than sorting all of a logbook's QSOs: `station_id = ANY(…)`,
@@ -29,9 +22,6 @@ import type { ListShape } from '../../../../qso/list/plan.js';
 
 export const LIST_FORMATS = ['json', 'adif'] as const;
 export type ListFormat = (typeof LIST_FORMATS)[number];
-
-export const MAX_PER_PAGE = 5000;
-const DEFAULT_PER_PAGE: Readonly<Record<ListFormat, number>> = { json: 50, adif: 1000 };
 
 /** Beyond this many station locations one sorted scan beats planning a branch per location. */
 const MAX_MERGE_BRANCHES = 64;
@@ -55,26 +45,10 @@ export interface ListQuery {
   filters(params: SqlParams): string[];
   /** The filters qso_counts keeps too (band, mode, qsl_filter), on qso (q) or qso_counts (c). */
   bucketFilters(params: SqlParams, alias: 'q' | 'c'): string[];
-  /** Which kinds of those filters the list has (what picks the month counts to sum). */
+  /** Which kinds of those filters the list has. */
   bucketFilterKinds: readonly BucketFilterKind[];
-}
-
-function parseFormat(query: Record<string, string>): ListFormat {
-  if (!present(query.format)) return 'json';
-  const format = query.format.trim().toLowerCase();
-  if (!(LIST_FORMATS as readonly string[]).includes(format)) {
-    throw validationError('Parameter "format" must be json or adif', { field: 'format', allowed: LIST_FORMATS });
-  }
-  return format as ListFormat;
-}
-
-/** `limit`: a positive integer, capped at MAX_PER_PAGE; null when absent. */
-function parseLimit(query: Record<string, string>): number | null {
-  if (!present(query.limit)) return null;
-  if (!/^\d{1,15}$/.test(query.limit) || Number(query.limit) < 1) {
-    throw validationError('limit must be a positive integer', { field: 'limit' });
-  }
-  return Math.min(Number(query.limit), MAX_PER_PAGE);
+  /** How its page is read and its total counted (planList, from the list's shape). */
+  plan: ListPlan;
 }
 
 /**
@@ -96,21 +70,32 @@ export async function withItsCut(db: Pick<pg.Pool, 'query'>, parsed: ParsedList)
   return parsed.withCut(parsed.cutStations === null ? null : await sinceIdBound(db, parsed.cutStations));
 }
 
-export function parseListQuery({ query, principal }: RequestContext): ParsedList {
-  const format = parseFormat(query);
-  const limit = parseLimit(query);
-  const sinceId = parseIdParam(query, 'since_id') ?? 0;
-  const callsign = parseCallsignParam(query);
-  const since = parseDateParam(query, 'qso_since');
-  const until = parseDateParam(query, 'qso_until');
-  const qslTypes = parseKeyList(query, 'qsl_filter', CONFIRMATION_KEYS);
-  const band = present(query.band) ? query.band : null;
-  const mode = present(query.mode) && query.mode.trim() !== '' ? query.mode : null;
-  const stationIds = parseStationIds(principal, query);
-  const pagination = limit === null
-    ? parsePagination(query, DEFAULT_PER_PAGE[format], MAX_PER_PAGE)
-    : { page: 1, perPage: limit, offset: 0 };
+/** A list's filters as the request gave them, checked and normalised. */
+export interface ListFilters {
+  format: ListFormat;
+  pagination: Pagination;
+  /** `limit`: the newest N QSOs, whatever the format. */
+  newest: boolean;
+  sinceId: number;
+  scope: QsoScope;
+  callsign: string | null;
+  /** qso_since and qso_until, `YYYY-MM-DD`, inclusive. */
+  since: string | null;
+  until: string | null;
+  qslTypes: readonly ConfirmationType[] | null;
+  band: string | null;
+  mode: string | null;
+}
 
+/** A page of a list: its number, its size, and how many QSOs come before it. */
+export interface Pagination {
+  page: number;
+  perPage: number;
+  offset: number;
+}
+
+export function listQueryOf(filters: ListFilters): ParsedList {
+  const { format, pagination, newest, sinceId, scope, callsign, since, until, qslTypes, band, mode } = filters;
   // The filters the counts keep, each with its kind: the conditions and the kinds come from one list.
   type BucketPart = [BucketFilterKind, (params: SqlParams, alias: 'q' | 'c') => string];
   const bucketParts: BucketPart[] = [];
@@ -122,7 +107,7 @@ export function parseListQuery({ query, principal }: RequestContext): ParsedList
   /** The filters on q below the cut. */
   const filtersWith = (params: SqlParams, idBelow: number | null): string[] => {
     const conditions: string[] = [];
-    if (callsign !== null) conditions.push(`q.call = ${params.add(callsign)}`);
+    if (callsign !== null) conditions.push(callCondition(params.add(callsign)));
     conditions.push(...dateRangeConditions(since, until, params));
     conditions.push(...bucketFilters(params, 'q'));
     if (sinceId > 0) conditions.push(`q.id > ${params.add(sinceId)}::bigint`);
@@ -130,21 +115,28 @@ export function parseListQuery({ query, principal }: RequestContext): ParsedList
     return conditions;
   };
 
-  const withCut = (idBelow: number | null): ListQuery => ({
-    format,
-    pagination,
-    newest: limit !== null,
-    sinceId,
-    idBelow,
-    scope: qsoScope(principal, stationIds),
-    callsign,
-    days: { from: since, to: until === null ? null : dayAfter(until) },
-    filters: (params) => filtersWith(params, idBelow),
-    bucketFilters,
-    bucketFilterKinds,
-  });
+  const withCut = (idBelow: number | null): ListQuery => {
+    const shape: ListShape = {
+      format, newest, callsign: callsign !== null, dated: since !== null || until !== null, bucketKinds: bucketParts.length,
+      sinceId, idBelow, offset: pagination.offset, perPage: pagination.perPage,
+    };
+    return {
+      format,
+      pagination,
+      newest,
+      sinceId,
+      idBelow,
+      scope,
+      callsign,
+      days: { from: since, to: until === null ? null : dayAfter(until) },
+      filters: (params) => filtersWith(params, idBelow),
+      bucketFilters,
+      bucketFilterKinds,
+      plan: planList(shape),
+    };
+  };
   // Pages followed by id stop below the cut.
-  return { cutStations: (sinceId > 0 || format === 'adif') && stationIds.length > 0 ? stationIds : null, withCut };
+  return { cutStations: (sinceId > 0 || format === 'adif') && scope.stationIds.length > 0 ? scope.stationIds : null, withCut };
 }
 
 export interface Sql {
@@ -171,7 +163,7 @@ export function where(list: ListQuery, params: SqlParams): string {
 }
 
 /**
- * Where a deep page starts instead of skipping from the first QSO of its order (deepPage.ts),
+ * Where a deep page starts instead of skipping from the first QSO of its order (seek.ts),
  * of which it then skips `offset - skipped`. Newest first: only QSOs with time_on below `below`,
  * and from `above` on when it is not null. Ascending ids: only QSOs with id >= `fromId`, and
  * below `toId` when it is not null (bigints as text). `sorted`: an ADIF page whose filters
@@ -255,22 +247,4 @@ export function pageSql(list: ListQuery, select = QSO_OBJECT_SELECT, seek: PageS
     text: `SELECT ${select} FROM (${candidates}) p JOIN qso q ON q.id = p.id ORDER BY ${outputOrder}`,
     values: params.values,
   };
-}
-
-/** What the list planner (lib/qso/list/plan.ts) reads of a list. */
-export function listShape(list: ListQuery): ListShape {
-  return {
-    format: list.format,
-    newest: list.newest,
-    callsign: list.callsign !== null,
-    dated: list.days.from !== null || list.days.to !== null,
-    buckets: list.bucketFilterKinds.length > 0,
-    sinceId: list.sinceId,
-    idBelow: list.idBelow,
-    offset: list.pagination.offset,
-  };
-}
-
-export function listMeta(list: ListQuery, count: number, total: number): PaginationMeta {
-  return paginationMeta(list.pagination, count, total);
 }
