@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testDatabase } from './helpers/db.js';
 import { logbookBin } from './helpers/bin.js';
+import { runCli } from './helpers/cli.js';
 
 // Issue 46, "the command line as a tool": what a person meets when a command goes wrong, is
 // piped, is run in the wrong folder, or is started and stopped by hand.
@@ -14,7 +15,9 @@ type Run = { status: number | null; stdout: string; stderr: string };
 t.test('logbook as a tool', async (t) => {
   const db = await testDatabase(t);
   const env = { ...process.env, DATABASE_URL: db.url, LOGBOOK_QUIET: '1' };
-  const run = (args: string[], extraEnv: NodeJS.ProcessEnv = env) =>
+  // In this process (test/helpers/cli.ts); `spawned` runs bin/logbook.js where the process matters.
+  const run = (args: string[]): Promise<Run> => runCli(args, env);
+  const spawned = (args: string[], extraEnv: NodeJS.ProcessEnv = env) =>
     new Promise<Run>((resolve) => {
       execFile(process.execPath, [logbookBin, ...args], { env: extraEnv, encoding: 'utf8' }, (error, stdout, stderr) =>
         resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }));
@@ -94,7 +97,7 @@ t.test('logbook as a tool', async (t) => {
     // A home that cannot be made (under a file) stops right after the notice: nothing is created.
     const home = join(dir, 'file', 'home');
     const { DATABASE_URL: _unused, ...withoutUrl } = env;
-    const result = await run(['token', 'list', '--user', '1'], { ...withoutUrl, LOGBOOK_HOME: home });
+    const result = await spawned(['token', 'list', '--user', '1'], { ...withoutUrl, LOGBOOK_HOME: home });
     t.equal(result.status, 1);
     const [notice, ...rest] = result.stderr.trim().split('\n');
     t.equal(notice, `logbook: no DATABASE_URL and no instance in ${home}: creating a new, empty embedded PostgreSQL database there ` +

@@ -9,7 +9,7 @@ import { formatTable } from './table.js';
 import { loadConfig } from '../config.js';
 import { configuredPublisher } from '../live/configured.js';
 import { publicLogTopic } from '../live/topics.js';
-import { optionalInteger, optionalString, parseId, requireId, requireString, UsageError, type Command, type CommandContext, type OptionValues } from './command.js';
+import { optionalInteger, optionalString, parseId, requireId, requireString, UsageError, type CliIo, type Command, type CommandContext, type OptionValues } from './command.js';
 
 const json = { json: { type: 'boolean' } } as const;
 
@@ -17,11 +17,11 @@ const json = { json: { type: 'boolean' } } as const;
  * The password piped to the command (one line; its line ending dropped), hashed. Never taken
  * from an option: options show in the process list and the shell's history.
  */
-async function passwordFromStdin(): Promise<string> {
-  if (process.stdin.isTTY) process.stderr.write('Password (ends at the line break, shown as typed): ');
+async function passwordFromStdin({ stdin, stderr }: CliIo): Promise<string> {
+  if (stdin.isTTY) stderr.write('Password (ends at the line break, shown as typed): ');
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+  for await (const chunk of stdin as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > MAX_PASSWORD_LENGTH * 4 + 2) throw new UsageError(`the password on standard input may be at most ${MAX_PASSWORD_LENGTH} characters long`);
     chunks.push(chunk);
@@ -40,9 +40,9 @@ export const userAdd: Command = {
     lastname: { type: 'string' }, locator: { type: 'string' }, language: { type: 'string' }, club: { type: 'boolean' }, admin: { type: 'boolean' },
     'password-stdin': { type: 'boolean' },
   },
-  async run({ values, database, result }) {
+  async run({ values, io, database, result }) {
     if (values['password-stdin'] && values.club) throw new UsageError('a clubstation account does not sign in: --password-stdin and --club exclude each other');
-    const passwordHash = values['password-stdin'] ? await passwordFromStdin() : undefined;
+    const passwordHash = values['password-stdin'] ? await passwordFromStdin(io) : undefined;
     const db = await database();
     const id = await createUser(db.pool, {
       username: requireString(values, 'username'),
@@ -64,9 +64,9 @@ export const userSetPassword: Command = {
   name: 'user set-password',
   usage: 'user set-password --user ID [--json]   (the password on standard input)',
   options: { ...json, user: { type: 'string' } },
-  async run({ values, database, result }) {
+  async run({ values, io, database, result }) {
     const userId = requireId(values, 'user');
-    const passwordHash = await passwordFromStdin();
+    const passwordHash = await passwordFromStdin(io);
     const db = await database();
     if (!(await setPassword(db.pool, userId, passwordHash))) throw new Error(`no user with id ${userId}`);
     result({ user_id: userId, sessions_ended: true }, `password of user ${userId} set; their browser sessions are ended`);
@@ -223,7 +223,7 @@ export const logbookUnpublish: Command = {
   async run(context) {
     await changePublication(context, { public: false }, 'unpublished');
     // The open pages' sockets close now, not when they next reconnect (the server's config names the workers).
-    const workers = configuredPublisher(loadConfig(optionalString(context.values, 'config')), context.logger);
+    const workers = configuredPublisher(loadConfig(optionalString(context.values, 'config') ?? context.io.env.LOGBOOK_CONFIG, context.io.env), context.logger);
     if (workers) {
       await workers.closeTopic(publicLogTopic(parseId(context.positionals[0]!, 'ID')));
       await workers.close();

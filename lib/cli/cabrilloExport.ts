@@ -21,7 +21,7 @@ function problemLines(problems: ProblemReport[]): string {
  * QSO of the session's owner; the checks go to stderr (or the --json summary) and never stop
  * the export. A failed export leaves no partial file behind.
  */
-export async function exportCabrillo({ values, database, result }: CommandContext, sessionId: number): Promise<void> {
+export async function exportCabrillo({ values, io, database, result }: CommandContext, sessionId: number): Promise<void> {
   if (values.cabrillo !== true) throw new UsageError('--contest exports a contest session as Cabrillo: add --cabrillo');
   let options;
   try {
@@ -35,7 +35,7 @@ export async function exportCabrillo({ values, database, result }: CommandContex
   const exported = await openCabrilloExport(db.pool, { sessionId, userId: null, scope: null, options });
   if (!exported) throw new Error(`contest session ${sessionId} does not exist`);
   const path = optionalString(values, 'output');
-  const out: Writable = path === undefined ? process.stdout : createWriteStream(path);
+  const out: Writable = path === undefined ? io.stdout : createWriteStream(path);
   try {
     await pipeline(exported.document, out, { end: path !== undefined });
   } catch (error) {
@@ -45,10 +45,10 @@ export async function exportCabrillo({ values, database, result }: CommandContex
   const summary = { exported: exported.qsoCount, problem_count: exported.problemCount, problems: exported.problems, ...(path === undefined ? {} : { file: path }) };
   const human = `exported ${exported.qsoCount} QSOs of contest session ${sessionId}${path === undefined ? '' : ` to ${path}`}; ${exported.problemCount} problems`;
   if (path !== undefined) {
-    if (exported.problems.length && !values.json) process.stderr.write(`${problemLines(exported.problems)}\n`);
+    if (exported.problems.length && !values.json) io.stderr.write(`${problemLines(exported.problems)}\n`);
     result(summary, human);
     return;
   }
   // stdout carries the document, so the summary and the checks go to stderr.
-  process.stderr.write(`${values.json ? JSON.stringify(summary) : [human, problemLines(exported.problems)].filter(Boolean).join('\n')}\n`);
+  io.stderr.write(`${values.json ? JSON.stringify(summary) : [human, problemLines(exported.problems)].filter(Boolean).join('\n')}\n`);
 }

@@ -1,20 +1,39 @@
+import type { Readable, Writable } from 'node:stream';
 import type { ParseArgsConfig } from 'node:util';
 import type { Database, OpenOptions } from '../db/database.js';
 
-export type DatabaseOptions = Pick<OpenOptions, 'statementTimeoutMs' | 'poolMode'>;
+export type DatabaseOptions = Pick<OpenOptions, 'statementTimeoutMs' | 'poolMode' | 'warmUp'>;
 import type { Logger } from '../log.js';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 /** No option is declared `multiple`, so every value is a single string or flag. */
 export type OptionValues = Record<string, string | boolean | undefined>;
 
+/**
+ * What a command reads and writes besides the database: the process's streams and environment,
+ * or (tests running many commands in one process) streams and an environment of their own.
+ */
+export interface CliIo {
+  stdin: Readable & { isTTY?: boolean };
+  stdout: Writable & { isTTY?: boolean };
+  stderr: Writable;
+  /**
+   * DATABASE_URL and LOGBOOK_CONFIG as the command reads them. Without DATABASE_URL here,
+   * openDatabase still reads the process's, and the embedded server's LOGBOOK_HOME is the
+   * process's: a test of those spawns bin/logbook.js.
+   */
+  env: NodeJS.ProcessEnv;
+}
+
 export interface CommandContext {
   values: OptionValues;
   positionals: string[];
   logger: Logger;
+  io: CliIo;
   /**
    * Opens the database (DATABASE_URL or the embedded one) once, migrated; options count on the
-   * first call. Without a poolMode, the one of $LOGBOOK_CONFIG's `database.pool_mode`.
+   * first call. Without a poolMode, the one of $LOGBOOK_CONFIG's `database.pool_mode`; without
+   * warmUp, no warm-up (commands that run a few statements): serve, import and export ask for it.
    */
   database(options?: DatabaseOptions): Promise<Database>;
   /** Prints the command's result: one JSON object with --json, else the human line. */

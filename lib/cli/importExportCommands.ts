@@ -3,10 +3,11 @@ import { createGzip } from 'node:zlib';
 import { open, unlink } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
+import { once } from 'node:events';
 import type pg from 'pg';
 import { loadConfig } from '../config.js';
 import { DUPLICATE_POLICIES, isDuplicatePolicy, type DownloadSource, type DuplicatePolicy, type ImportSummary } from '../import/types.js';
-import { optionalString, parseId, requireId, UsageError, type Command } from './command.js';
+import { optionalString, parseId, requireId, UsageError, type CliIo, type Command } from './command.js';
 import { CABRILLO_FLAGS, CABRILLO_USAGE, exportCabrillo } from './cabrilloExport.js';
 import { gunzipIfCompressed } from './gzipInput.js';
 import { createProgressReporter, type ProgressReporter } from './progressReporter.js';
@@ -16,8 +17,8 @@ import type { ExportFilter } from '../export/query.js';
 const READ_CHUNK_BYTES = 256 * 1024;
 
 /** The file (or stdin for "-") and its size when known; a file that cannot be read fails here. */
-async function openInput(path: string): Promise<{ input: Readable; size: number | null }> {
-  if (path === '-') return { input: process.stdin, size: null };
+async function openInput(path: string, stdin: Readable): Promise<{ input: Readable; size: number | null }> {
+  if (path === '-') return { input: stdin, size: null };
   let handle;
   try {
     handle = await open(path, 'r');
@@ -75,19 +76,19 @@ export const importCommand: Command = {
     config: { type: 'string' },
   },
   positionals: { min: 1, max: 1 },
-  async run({ values, positionals, database, result }) {
+  async run({ values, positionals, io, database, result }) {
     const stationId = requireId(values, 'station');
     const dryRun = values['dry-run'] === true;
     const onDuplicate = parsePolicy(optionalString(values, 'on-duplicate'));
     const unmatched = insertUnmatched(values);
-    const config = loadConfig(optionalString(values, 'config'));
-    const opened = await openInput(positionals[0]!);
+    const config = loadConfig(optionalString(values, 'config') ?? io.env.LOGBOOK_CONFIG, io.env);
+    const opened = await openInput(positionals[0]!, io.stdin);
     const { input, compressed } = await gunzipIfCompressed(opened.input);
-    const db = await database({ poolMode: config.database.pool_mode });
+    const db = await database({ poolMode: config.database.pool_mode, warmUp: true });
     // The pipeline is loaded on demand, as the export: other commands start without it.
     const { importAdif } = await import('../import/pipeline.js');
     // Progress counts decompressed bytes, so a compressed file's size says nothing about the end.
-    const progress = createProgressReporter(process.stderr, { kind: 'import', total: compressed ? null : opened.size });
+    const progress = createProgressReporter(io.stderr, { kind: 'import', total: compressed ? null : opened.size });
     let summary: ImportSummary;
     try {
       summary = await importAdif(db.pool, input, {
@@ -127,20 +128,23 @@ async function requireStation(db: pg.Pool, stationId: number): Promise<void> {
  * (stdout a terminal) or carries the JSON summary a script reads (`--json`). A whole location's
  * export knows its end: the location's QSOs, summed from its month counts.
  */
-async function exportProgress(db: pg.Pool, stationId: number, sinceId: number | undefined, toFile: boolean, json: boolean): Promise<ProgressReporter | null> {
-  if (!toFile && (process.stdout.isTTY || json)) return null;
+async function exportProgress(db: pg.Pool, io: CliIo, stationId: number, sinceId: number | undefined, toFile: boolean, json: boolean): Promise<ProgressReporter | null> {
+  if (!toFile && (io.stdout.isTTY || json)) return null;
   let total: number | null = null;
   if (sinceId === undefined) {
     const { scopeTotalSql } = await import('../qso/counts.js');
     total = (await db.query<{ total: number }>(scopeTotalSql(['c.station_id = $1::int']), [stationId])).rows[0]!.total;
   }
-  return createProgressReporter(process.stderr, { kind: 'export', total });
+  return createProgressReporter(io.stderr, { kind: 'export', total });
 }
 
 /** Exports into `path` (gzip-compressed when it ends in .gz); a failed export leaves no partial file behind. */
 async function exportToFile(db: pg.Pool, filter: ExportFilter, path: string, progress: ProgressReporter | null) {
   const { exportAdifStream } = await import('../export/query.js');
   const file = createWriteStream(path);
+  // A path that cannot be opened fails here, as the command's error: its 'error' event, emitted
+  // later with no listener, crashed the process with a stack trace.
+  await once(file, 'open');
   const out: Writable = path.endsWith('.gz') ? createGzip() : file;
   if (out !== file) out.pipe(file);
   try {
@@ -166,17 +170,17 @@ export const exportCommand: Command = {
     contest: { type: 'string' }, cabrillo: { type: 'boolean' }, ...CABRILLO_FLAGS,
   },
   async run(context) {
-    const { values, database, result } = context;
+    const { values, io, database, result } = context;
     const contest = optionalString(values, 'contest');
     if (contest !== undefined) return exportCabrillo(context, parseId(contest, '--contest'));
     if (values.cabrillo === true) throw new UsageError('--cabrillo exports a contest session: add --contest ID');
     const stationId = requireId(values, 'station');
     const sinceId = parseSinceId(optionalString(values, 'since-id'));
     const path = optionalString(values, 'output');
-    const db = await database();
+    const db = await database({ warmUp: true });
     await requireStation(db.pool, stationId);
     const filter: ExportFilter = { stationIds: [stationId], sinceId, commitSafe: sinceId !== undefined };
-    const progress = await exportProgress(db.pool, stationId, sinceId, path !== undefined, values.json === true);
+    const progress = await exportProgress(db.pool, io, stationId, sinceId, path !== undefined, values.json === true);
     if (path !== undefined) {
       const { exported, lastFetchedId } = await exportToFile(db.pool, filter, path, progress);
       result({ exported, last_fetched_id: lastFetchedId, file: path }, `exported ${exported} QSOs to ${path} (last id ${lastFetchedId ?? 'none'})`);
@@ -187,18 +191,18 @@ export const exportCommand: Command = {
     // A reader that stops early (`| head`) closes the pipe. stdout stays writable after its EPIPE
     // (writes fail one by one), so the export stops at its next piece, and quietly (lib/cli/main.ts).
     let closedOutput: Error | undefined;
-    process.stdout.on('error', (error) => (closedOutput ??= error));
+    io.stdout.on('error', (error) => (closedOutput ??= error));
     const onProgress = (done: { records: number; bytes: number }) => {
       if (closedOutput) throw closedOutput;
       progress?.update(done);
     };
     let outcome;
     try {
-      outcome = await exportAdifStream(db.pool, filter, process.stdout, { onProgress });
+      outcome = await exportAdifStream(db.pool, filter, io.stdout, { onProgress });
     } finally {
       progress?.finish();
     }
     const summary = { exported: outcome.exported, last_fetched_id: outcome.lastFetchedId };
-    process.stderr.write(`${values.json ? JSON.stringify(summary) : `exported ${outcome.exported} QSOs (last id ${outcome.lastFetchedId ?? 'none'})`}\n`);
+    io.stderr.write(`${values.json ? JSON.stringify(summary) : `exported ${outcome.exported} QSOs (last id ${outcome.lastFetchedId ?? 'none'})`}\n`);
   },
 };

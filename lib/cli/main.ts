@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { Database } from '../db/database.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { createLogger } from '../log.js';
-import { UsageError, type Command, type OptionValues } from './command.js';
+import { UsageError, type CliIo, type Command, type OptionValues } from './command.js';
 import { commandHelp, overview } from './help.js';
 import { clubMemberAdd, clubMemberRemove, logbookAdd, logbookPublish, logbookUnpublish, stationAdd, stationList, userAdd, userList, userSetPassword } from './accountCommands.js';
 import { keyCreate, tokenCreate, tokenList, tokenRevoke } from './tokenCommands.js';
@@ -17,11 +17,11 @@ import { constraintSentence } from './databaseErrors.js';
  * embedded cluster in the data folder), so that a command run in the wrong folder does not
  * answer from an empty database as if it were the operator's.
  */
-async function announceNewInstance(): Promise<void> {
-  if (process.env.DATABASE_URL) return;
+async function announceNewInstance({ env, stderr }: CliIo): Promise<void> {
+  if (env.DATABASE_URL) return;
   const { embeddedClusterExists, logbookHome } = await import('../db/embedded.js');
   if (embeddedClusterExists()) return;
-  process.stderr.write(`logbook: no DATABASE_URL and no instance in ${logbookHome()}: creating a new, empty embedded PostgreSQL database there ` +
+  stderr.write(`logbook: no DATABASE_URL and no instance in ${logbookHome()}: creating a new, empty embedded PostgreSQL database there ` +
     '(set DATABASE_URL, or LOGBOOK_HOME to the folder of an existing instance, to use that one)\n');
 }
 
@@ -49,27 +49,37 @@ function findCommand(argv: string[]): { command: Command; rest: string[] } | nul
   return null;
 }
 
-export async function main(argv: string[]): Promise<number> {
+/** The process's own; read when used (touching process.stdin opens it). */
+const processIo: CliIo = {
+  get stdin() { return process.stdin; },
+  get stdout() { return process.stdout; },
+  get stderr() { return process.stderr; },
+  get env() { return process.env; },
+};
+
+/** Runs the command line `argv`; the exit status. Commands other than serve and worker keep to `io`. */
+export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
+  const { stdout, stderr } = io;
   if (argv.length === 1 && argv[0] === '--version') {
-    process.stdout.write(`${appVersion}\n`);
+    stdout.write(`${appVersion}\n`);
     return 0;
   }
   if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help')) {
-    process.stdout.write(`${usage()}\n`);
+    stdout.write(`${usage()}\n`);
     return 0;
   }
   const asked = argv[0] === 'help' ? findCommand(argv.slice(1)) : null;
   if (asked && asked.rest.length === 0) {
-    process.stdout.write(`${commandHelp(asked.command)}\n`);
+    stdout.write(`${commandHelp(asked.command)}\n`);
     return 0;
   }
   const found = findCommand(argv);
   if (found && (found.rest.includes('--help') || found.rest.includes('-h'))) {
-    process.stdout.write(`${commandHelp(found.command)}\n`);
+    stdout.write(`${commandHelp(found.command)}\n`);
     return 0;
   }
   if (!found) {
-    process.stderr.write(`${argv.length ? `logbook: unknown command "${argv.join(' ')}"\n` : ''}${usage()}\n`);
+    stderr.write(`${argv.length ? `logbook: unknown command "${argv.join(' ')}"\n` : ''}${usage()}\n`);
     return 2;
   }
   const { command, rest } = found;
@@ -83,16 +93,17 @@ export async function main(argv: string[]): Promise<number> {
       values: values as OptionValues,
       positionals,
       logger,
+      io,
       async database(options) {
         // Loaded on demand, as each command loads its own parts: `logbook --help` starts quickly.
         const { openDatabase } = await import('../db/database.js');
-        if (!db) await announceNewInstance();
-        const poolMode = options?.poolMode ?? loadConfig().database.pool_mode;
-        db ??= await openDatabase({ ...options, poolMode, logger: command.name === 'serve' ? logger : createLogger({}, true) });
+        if (!db) await announceNewInstance(io);
+        const poolMode = options?.poolMode ?? loadConfig(io.env.LOGBOOK_CONFIG, io.env).database.pool_mode;
+        db ??= await openDatabase({ ...options, url: io.env.DATABASE_URL, poolMode, warmUp: options?.warmUp ?? false, logger: command.name === 'serve' ? logger : createLogger({}, true) });
         return db;
       },
       result(json, human) {
-        process.stdout.write((values.json ? JSON.stringify(json) : human) + '\n');
+        stdout.write((values.json ? JSON.stringify(json) : human) + '\n');
       },
     });
     return 0;
@@ -100,10 +111,10 @@ export async function main(argv: string[]): Promise<number> {
     if (isClosedOutput(error)) return 0;
     const message = constraintSentence(error) ?? (error as Error).message;
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`logbook ${command.name}: ${message}\nusage: logbook ${command.usage}\n`);
+      stderr.write(`logbook ${command.name}: ${message}\nusage: logbook ${command.usage}\n`);
       return 2;
     }
-    process.stderr.write(error instanceof ConfigError ? `${message}\n` : `logbook ${command.name}: ${message}\n`);
+    stderr.write(error instanceof ConfigError ? `${message}\n` : `logbook ${command.name}: ${message}\n`);
     return 1;
   } finally {
     await db?.close();

@@ -40,7 +40,7 @@ export const serveCommand: Command = {
     const options = { config, logger, port, host, workers };
     const { serveAsWorker, serveInProcess, servePrimary, stopSignal } = await import('./serveProcesses.js');
     if (cluster.isWorker) return serveAsWorker(options);
-    const db = await database({ statementTimeoutMs: config.statement_timeout_ms, poolMode: config.database.pool_mode });
+    const db = await database({ statementTimeoutMs: config.statement_timeout_ms, poolMode: config.database.pool_mode, warmUp: true });
     if (workers === 1) await serveInProcess(options, db, stopSignal());
     else await servePrimary(options, db, workers);
   },

@@ -52,6 +52,11 @@ export interface OpenOptions {
   poolMode?: PoolMode;
   /** How long a connection beyond the KEPT_CONNECTIONS of its pool stays open idle (default 10 s). */
   idleTimeoutMs?: number;
+  /**
+   * Whether each new connection runs CONNECTION_WARM_UP (default true). A command line's few
+   * statements gain nothing from it: they end before the backend's heap would matter.
+   */
+  warmUp?: boolean;
 }
 
 /**
@@ -134,7 +139,8 @@ function scopedPool(url: string, max: number, options: OpenOptions, state: { sto
   pool.on('connect', (client) => {
     setUpConnection(client, setup);
     if (setup.mode === 'transaction') sendUnnamed(client, (name) => logger.warn('named statement behind transaction pooling, sent unnamed', { name }));
-    client.query([sessionSettingsSql(client), CONNECTION_WARM_UP].filter(Boolean).join('; ')).catch((error: Error & { code?: string }) => {
+    const first = [sessionSettingsSql(client), options.warmUp === false ? '' : CONNECTION_WARM_UP].filter(Boolean).join('; ');
+    if (first) client.query(first).catch((error: Error & { code?: string }) => {
       if (error.code === ADMIN_SHUTDOWN || error.message === 'Connection terminated') return;
       logger.warn('connection warm-up failed', { error: error.message });
     });

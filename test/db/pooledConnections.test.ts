@@ -49,6 +49,24 @@ t.test("every pooled connection's first statement is the malloc warm-up", async 
   }
 });
 
+t.test('without the warm-up (the command line), a connection runs only its settings first', async (t) => {
+  const { db, observer } = await poolsAndObserver(t, { warmUp: false, statementTimeoutMs: 5000 });
+  try {
+    const [pid] = await openConnections(db.pool, 1);
+    let rows: Array<{ state: string; query: string }> = [];
+    for (let attempt = 0; attempt < 50; attempt++) {
+      ({ rows } = await observer.query('SELECT state, query FROM pg_stat_activity WHERE pid = $1', [pid]));
+      if (rows.length === 1 && rows[0]!.state === 'idle' && rows[0]!.query !== '') break;
+      await sleep(20);
+    }
+    t.same(rows, [{ state: 'idle', query: 'SET max_parallel_workers_per_gather = 0; SET statement_timeout = 5000' }]);
+    const { rows: [setting] } = await db.pool.query<{ statement_timeout: string }>('SHOW statement_timeout');
+    t.equal(setting!.statement_timeout, '5s', 'the settings hold all the same');
+  } finally {
+    await observer.end();
+  }
+});
+
 t.test('a pool keeps two connections open however long it stays idle, and closes the others', async (t) => {
   const { db, observer } = await poolsAndObserver(t, { idleTimeoutMs: 100 });
   try {

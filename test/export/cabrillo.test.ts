@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +5,7 @@ import t from 'tap';
 import { startTestServer } from '../helpers/server.js';
 import { createClub, createOperator } from '../helpers/fixtures.js';
 import { insertQsos, seedQsos } from '../helpers/qsoRows.js';
-import { logbookBin } from '../helpers/bin.js';
+import { runCli } from '../helpers/cli.js';
 import { projectRoot } from '../../lib/paths.js';
 import { appVersion } from '../../lib/version.js';
 import { contestResource } from '../../lib/http/v2/resources/contest/index.js';
@@ -157,14 +156,10 @@ t.test('Cabrillo export of contest sessions', async (t) => {
       row('K1AR', '2024-05-25 01:03:00', { band: '20m', mode: 'CW', freq: 14_025_500, rst_sent: '599', rst_rcvd: '599', stx: 2, srx: 2005 }),
     ]);
     const file = join(mkdtempSync(join(tmpdir(), 'logbook-cbr-')), 'out.log');
-    const run = (args: string[]) => new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [logbookBin, ...args], { env: { ...process.env, DATABASE_URL: server.db.url } });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk) => (stdout += chunk));
-      child.stderr.on('data', (chunk) => (stderr += chunk));
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    const run = async (args: string[]) => {
+      const { status: code, stdout, stderr } = await runCli(args, { ...process.env, DATABASE_URL: server.db.url });
+      return { code, stdout, stderr };
+    };
     const written = await run(['export', '--contest', String(id), '--cabrillo', '-o', file, '--category-power', 'QRP']);
     t.equal(written.code, 0, written.stderr);
     t.match(written.stderr, /1 duplicate QSOs/);

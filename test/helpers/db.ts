@@ -7,6 +7,12 @@ import { migrate } from '../../lib/db/migrate.js';
 
 const serverUrl = process.env.LOGBOOK_TEST_SERVER_URL ?? process.env.DATABASE_URL;
 const template = process.env.LOGBOOK_TEST_TEMPLATE;
+/**
+ * Set by test/run.js, which drops this run's databases once every file has ended: PostgreSQL 15
+ * forces a checkpoint at each DROP DATABASE, which flushes what every file running meanwhile
+ * has written and keeps the dropping file waiting for it (0.3–2 s each, 150 files).
+ */
+const run = process.env.LOGBOOK_TEST_RUN;
 
 function urlFor(database: string): string {
   const url = new URL(serverUrl!);
@@ -33,14 +39,14 @@ export async function testDatabaseAt(t: Test, version: string): Promise<Database
 /** A new database, a copy of `fromTemplate` or empty, migrated on open when `migrated`. */
 async function createTestDatabase(t: Test, fromTemplate: string | null, migrated: boolean): Promise<Database> {
   if (!serverUrl) throw new Error('tests need PostgreSQL: run them with `npm test`, or set DATABASE_URL');
-  const name = `logbook_test_${randomBytes(6).toString('hex')}`;
+  const name = `logbook_test_${run ? `${run}_` : ''}${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   await admin.query(fromTemplate ? `CREATE DATABASE ${name} TEMPLATE ${fromTemplate}` : `CREATE DATABASE ${name}`);
   const db = await openDatabase({ logger: createLogger({}, true), url: urlFor(name), migrate: migrated });
   t.teardown(async () => {
     await db.close();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    if (!run) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin.end();
   });
   return db;

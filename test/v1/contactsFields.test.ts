@@ -1,38 +1,36 @@
 import t from 'tap';
-import { spawnSync } from 'node:child_process';
 import { startTestServer } from '../helpers/server.js';
 import { createOperator } from '../helpers/fixtures.js';
 import { parseAdif } from '../../lib/adif/tokenizer.js';
 import { post, v1Key } from './helpers.js';
-import { logbookBin } from '../helpers/bin.js';
+import { runCli } from '../helpers/cli.js';
 
 // The fields Wavelog writes into get_contacts_adif records, from a location the CLI creates.
 t.test('get_contacts_adif records carry what the original writes', async (t) => {
   const server = await startTestServer(t);
   const db = server.db.pool;
   const op = await createOperator(db, { callsign: 'DL4FLD' });
-  const cli = (...args: string[]) =>
-    spawnSync(process.execPath, [logbookBin, ...args], { env: { ...process.env, DATABASE_URL: server.db.url, LOGBOOK_QUIET: '1' }, encoding: 'utf8' });
+  const cli = (...args: string[]) => runCli(args, { ...process.env, DATABASE_URL: server.db.url, LOGBOOK_QUIET: '1' });
   const stationOf = async (id: number) =>
     (await db.query('SELECT city, dxcc, country, cq, itu, gridsquare FROM stations WHERE id = $1', [id])).rows[0];
 
   t.test('station add: city, DXCC and zones, the latter from the callsign by default', async (t) => {
-    const derived = cli('station', 'add', '--user', String(op.userId), '--name', 'Home', '--callsign', 'dl4fld', '--gridsquare', 'JO62QM', '--city', 'Berlin', '--json');
+    const derived = await cli('station', 'add', '--user', String(op.userId), '--name', 'Home', '--callsign', 'dl4fld', '--gridsquare', 'JO62QM', '--city', 'Berlin', '--json');
     t.equal(derived.status, 0, derived.stderr);
     t.strictSame(await stationOf(JSON.parse(derived.stdout).id), {
       city: 'Berlin', dxcc: 230, country: 'Federal Republic Of Germany', cq: 14, itu: 28, gridsquare: 'JO62QM',
     });
     // A DXCC other than the callsign's: no zones are guessed; given zones are kept.
-    const given = cli('station', 'add', '--user', String(op.userId), '--name', 'Abroad', '--callsign', 'DL4FLD', '--dxcc', '291', '--cq', '5', '--json');
+    const given = await cli('station', 'add', '--user', String(op.userId), '--name', 'Abroad', '--callsign', 'DL4FLD', '--dxcc', '291', '--cq', '5', '--json');
     t.equal(given.status, 0, given.stderr);
     t.strictSame(await stationOf(JSON.parse(given.stdout).id), {
       city: '', dxcc: 291, country: 'United States Of America', cq: 5, itu: null, gridsquare: '',
     });
-    const unknownPrefix = cli('station', 'add', '--user', String(op.userId), '--name', 'Nowhere', '--callsign', 'QQ1ABC', '--json');
+    const unknownPrefix = await cli('station', 'add', '--user', String(op.userId), '--name', 'Nowhere', '--callsign', 'QQ1ABC', '--json');
     t.equal(unknownPrefix.status, 0, unknownPrefix.stderr);
     t.strictSame(await stationOf(JSON.parse(unknownPrefix.stdout).id), { city: '', dxcc: null, country: '', cq: null, itu: null, gridsquare: '' });
     for (const [option, value] of [['--dxcc', '1000'], ['--dxcc', '8'], ['--cq', '41'], ['--itu', '0'], ['--itu', 'x']] as const) {
-      const bad = cli('station', 'add', '--user', String(op.userId), '--name', 'Bad', '--callsign', 'DL4FLD', option, value, '--json');
+      const bad = await cli('station', 'add', '--user', String(op.userId), '--name', 'Bad', '--callsign', 'DL4FLD', option, value, '--json');
       t.equal(bad.status, 2, `${option} ${value}`);
       t.match(bad.stderr, option.slice(2), 'the message names the option');
     }
@@ -40,7 +38,7 @@ t.test('get_contacts_adif records carry what the original writes', async (t) => 
   });
 
   t.test('QSL N when unset, DISTANCE, MY_* of the location, COUNTRY as the entity name, lastfetchedid an integer', async (t) => {
-    const created = cli('station', 'add', '--user', String(op.userId), '--name', 'Export', '--callsign', 'DL4FLD', '--gridsquare', 'JO62QM', '--city', 'Berlin', '--json');
+    const created = await cli('station', 'add', '--user', String(op.userId), '--name', 'Export', '--callsign', 'DL4FLD', '--gridsquare', 'JO62QM', '--city', 'Berlin', '--json');
     const stationId = JSON.parse(created.stdout).id as number;
     const key = await v1Key(db, op.userId, 'rw');
     const records = [
