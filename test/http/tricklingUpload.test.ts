@@ -3,7 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer } from '../helpers/server.js';
-import { createOperator } from '../helpers/fixtures.js';
+import { createClub, createOperator } from '../helpers/fixtures.js';
 import { adifDocument } from '../upload/helpers.js';
 
 /** One record every TRICKLE_MS: each upload arrives as slowly as the attack of issue 47 (2 s a record) would keep it open. */
@@ -76,25 +76,51 @@ t.test("a trickling synchronous upload holds no connection and no lock: the othe
     "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = x'510a'::integer::oid AND objid::bigint = $1 AND objsubid = 2 AND granted", [alice.stationId]);
   t.equal(locks[0]!.n, 0, "and no lock of her location's imports");
 
-  // Each well under the 3 s margin (1 s on an idle machine); on the code that fed the import
-  // while the body arrived, Alice's own import waited behind her uploads' location lock until
-  // they ended, and with a smaller bulk pool so did everyone's imports.
-  const timed = async (label: string, run: () => Promise<{ status: number }>, status: number) => {
-    const started = performance.now();
-    const res = await run();
-    const ms = performance.now() - started;
-    t.equal(res.status, status, label);
-    t.ok(ms < 3000, `${label}: ${ms.toFixed(0)} ms`);
+  // Each well under the 3 s margin (1 s on an idle machine). On the code that fed the import
+  // while the body arrived, Alice's own import (timed once: later tries would find the uploads
+  // ended) waited behind her uploads' location lock until they ended.
+  // The quickest of `tries`: on a loaded machine one request may open a backend (hundreds of ms).
+  const timed = async (label: string, run: () => Promise<{ status: number }>, status: number, tries = 3) => {
+    const times: number[] = [];
+    for (let i = 0; i < tries; i++) {
+      const started = performance.now();
+      const res = await run();
+      times.push(performance.now() - started);
+      t.equal(res.status, status, label);
+    }
+    t.ok(Math.min(...times) < 3000, `${label}: ${times.map((ms) => ms.toFixed(0)).join(', ')} ms`);
   };
   let round = 0;
   const qsos = () => Array.from({ length: 20 }, (_, i) => ({ call: `K${i}BOB`, band: '20m', mode: 'CW', qso_date: `2024-05-0${1 + round}`, time_on: `10${String(i).padStart(2, '0')}00` }));
   await timed("Bob's list", () => server.request('/api/v2/qso?per_page=20', { token: bob.token }), 200);
   await timed("Bob's change-feed poll", () => server.request('/api/v2/qso/changes', { token: bob.token }), 200);
   await timed("Bob's 20-QSO import", () => server.request('/api/v2/qso', { method: 'POST', token: bob.token, json: { station_profile_id: bob.stationId, qsos: qsos() } }).finally(() => round++), 201);
-  await timed("Alice's own 20-QSO import into the same location", () => server.request('/api/v2/qso', { method: 'POST', token: alice.token, json: { station_profile_id: alice.stationId, qsos: qsos() } }).finally(() => round++), 201);
+  await timed("Alice's own 20-QSO import into the same location", () => server.request('/api/v2/qso', { method: 'POST', token: alice.token, json: { station_profile_id: alice.stationId, qsos: qsos() } }).finally(() => round++), 201, 1);
 
   const answers = await Promise.all(uploads.map((upload) => upload.answer));
   for (const answer of answers) t.match(answer, /^HTTP\/1\.1 201 /, 'each trickled upload is imported once complete');
   const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM qso WHERE station_id = $1', [alice.stationId]);
   t.equal(rows[0]!.n, 20 + 4 * RECORDS, 'every record of the four uploads, and her own import');
+});
+
+t.test("one club member's trickling upload leaves another member's import into the club's location quick", async (t) => {
+  const server = await startTestServer(t, { config: { response_min_bytes_per_second: 0 } });
+  const club = await createClub(server.db.pool);
+  const slow = await club.memberToken(9);
+  const other = await club.memberToken(9);
+  const upload = await trickle(new URL(server.url), `/api/v2/qso?station_profile_id=${club.clubStationId}`, slow.token, 'Content-Type: text/plain', records(0), true);
+  t.teardown(() => upload.socket.destroy());
+  const timer = setInterval(() => upload.next(), TRICKLE_MS);
+  t.teardown(() => clearInterval(timer));
+  upload.next();
+  await sleep(3 * TRICKLE_MS);
+  // On the code that fed the import while the body arrived, this waited for the location's lock
+  // until the trickling upload ended.
+  const qsos = Array.from({ length: 20 }, (_, i) => ({ call: `K${i}CLB`, band: '40m', mode: 'CW', qso_date: '2024-06-01', time_on: `12${String(i).padStart(2, '0')}00` }));
+  const started = performance.now();
+  const res = await server.request('/api/v2/qso', { method: 'POST', token: other.token, json: { station_profile_id: club.clubStationId, qsos } });
+  const ms = performance.now() - started;
+  t.equal(res.status, 201, res.status === 201 ? 'stored' : res.text);
+  t.ok(ms < 3000, `the other member's 20-QSO import: ${ms.toFixed(0)} ms`);
+  t.match(await upload.answer, /^HTTP\/1\.1 201 /, 'the trickled upload is imported once complete');
 });
