@@ -8,7 +8,7 @@ import { adifDocument } from '../upload/helpers.js';
 
 /** One record every TRICKLE_MS: each upload arrives as slowly as the attack of issue 47 (2 s a record) would keep it open. */
 const TRICKLE_MS = 500;
-const RECORDS = 8;
+const RECORDS = 16;
 
 interface Trickle {
   socket: Socket;
