@@ -35,8 +35,11 @@ const calls = Array.from({ length: CALLS }, (_, i) => (i % 10 === 0 ? `N${i}ZZZ`
 const url = (call: string) => `${server.url}/api/public/${slug}/search?call=${call}`;
 for (const call of calls.slice(0, 20)) if ((await sendDiscarding(url(call))) !== 200) throw new Error(`search ${call} failed`);
 
+/** Transactions the benchmark's database committed so far (a search or a check is one; the counts reach pg_stat within a second). */
+const commits = async () => Number((await db.query<{ n: string }>('SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()')).rows[0]!.n);
+
 let written = 0;
-const writer = setInterval(() => {
+const writer = WRITES <= 0 ? undefined : setInterval(() => {
   inStationQsoTransaction(db, [home], (client) =>
     client.query(`INSERT INTO qso (station_id, call, time_on, band, mode) VALUES ($1, $2, now() AT TIME ZONE 'UTC', '20m', 'CW')`, [home, calls[written % CALLS]]))
     .then(() => { written++; }, (error: Error) => console.error('write failed:', error.message));
@@ -44,6 +47,8 @@ const writer = setInterval(() => {
 
 const times: number[] = [];
 const end = Date.now() + SECONDS * 1000;
+await new Promise((resolve) => setTimeout(resolve, 1500));
+const commitsBefore = await commits();
 const before = meter?.sample();
 const started = process.hrtime.bigint();
 await Promise.all(Array.from({ length: CONCURRENCY }, async (_, client) => {
@@ -57,12 +62,14 @@ await Promise.all(Array.from({ length: CONCURRENCY }, async (_, client) => {
 const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
 const after = meter?.sample();
 clearInterval(writer);
+await new Promise((resolve) => setTimeout(resolve, 1500));
+const statements = await commits() - commitsBefore - written;
 times.sort((a, b) => a - b);
 const spent = before && after ? cpuSpent(before, after) : null;
 console.log(`\npublic search, ${QSOS} QSOs, ${CONCURRENCY} clients, ${CALLS} calls, ${written} QSOs written meanwhile (${(written / elapsed).toFixed(1)}/s)`);
-console.log('| answers/s | p50 ms | p99 ms | CPU ms per answer: server / database |\n|---|---|---|---|');
+console.log('| answers/s | p50 ms | p99 ms | CPU ms per answer: server / database | database transactions per answer (writes not counted) |\n|---|---|---|---|---|');
 const cpu = spent === null ? 'n/a' : `${((spent.server ?? 0) / times.length).toFixed(3)} / ${(spent.database / times.length).toFixed(3)}`;
-console.log(`| ${(times.length / elapsed).toFixed(0)} | ${percentile(times, 50).toFixed(1)} | ${percentile(times, 99).toFixed(1)} | ${cpu} |`);
+console.log(`| ${(times.length / elapsed).toFixed(0)} | ${percentile(times, 50).toFixed(1)} | ${percentile(times, 99).toFixed(1)} | ${cpu} | ${(statements / times.length).toFixed(2)} |`);
 closeConnections();
 await server.stop();
 await database.dispose();

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type pg from 'pg';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_BROWSER_TOKEN_TTL_SECONDS, workerUrls, type Config, type SignInLimits } from './config.js';
+import { DEFAULT_BROWSER_TOKEN_TTL_SECONDS, type Config, type SignInLimits } from './config.js';
 import type { Database } from './db/database.js';
 import type { Logger } from './log.js';
 import { Metrics } from './metrics.js';
@@ -18,7 +18,8 @@ import { cachedServerKey } from './db/serverKeys.js';
 import { appVersion } from './version.js';
 import { startCountCompaction } from './qso/counts.js';
 import { createApp } from './http/app.js';
-import { createPublisher } from './live/publisher.js';
+import { configuredPublisher } from './live/configured.js';
+import { withPublicLogPushes } from './publicLog/pushes.js';
 import { listenForRevocations, type RevocationListener } from './live/revocationListener.js';
 import type { ResourceDefinition } from './http/v2/resource.js';
 import { InsertBatcher } from './import/insertBatcher.js';
@@ -34,13 +35,8 @@ import { PublicLogCache } from './publicLog/cache.js';
 
 const noEvents: EventPublisher = { publish: () => undefined, close: async () => undefined };
 
-/** The workers' publisher when `worker.url` (or `worker.urls`) and `worker.secret` are configured; else events go nowhere. */
-function eventPublisher(config: Config, logger: Logger): EventPublisher {
-  const { secret, derived_keys: derivedKeys, timeout_ms: timeoutMs } = config.worker;
-  const urls = workerUrls(config.worker);
-  if (urls.length === 0 || !secret) return noEvents;
-  return createPublisher({ urls, secret, derivedKeys, timeoutMs, logger: logger.child({ component: 'live-publisher' }) });
-}
+/** The workers' publisher when they are configured; else events go nowhere. */
+const eventPublisher = (config: Config, logger: Logger): EventPublisher => configuredPublisher(config, logger) ?? noEvents;
 
 function rateLimitStore(config: Config, db: Database): RateLimitStore {
   switch (config.rate_limit_store) {
@@ -67,7 +63,10 @@ export interface ServiceOptions {
 }
 
 export function createServices(options: ServiceOptions & { spoolFolder: string }): Services {
-  const events = options.events ?? eventPublisher(options.config, options.logger);
+  const publicLogs = new PublicLogCache(options.db.pool);
+  const worker = options.events ?? eventPublisher(options.config, options.logger);
+  // Without a worker there is nothing to push to: public pages poll.
+  const events = worker.register ? withPublicLogPushes(worker, { db: options.db.pool, cache: publicLogs, logger: options.logger.child({ component: 'public-log' }) }) : worker;
   const metrics = new Metrics();
   const limits = rateLimitStore(options.config, options.db);
   return {
@@ -87,7 +86,7 @@ export function createServices(options: ServiceOptions & { spoolFolder: string }
     rateLimiter: new RateLimiter(options.config.api_rate_limits, limits, options.clock),
     signInLimiter: new RateLimiter(signInBuckets(options.config.sign_in_limits), limits, options.clock),
     publicLimiter: new RateLimiter({ [PUBLIC_BUCKET]: options.config.api_rate_limits?.[PUBLIC_BUCKET] ?? PUBLIC_DEFAULT_LIMIT }, limits, options.clock),
-    publicLogs: new PublicLogCache(options.db.pool),
+    publicLogs,
     events,
     credentials: {
       tokens: new BatchedLookup((hashes) => lookupTokens(options.db.pool, hashes)),

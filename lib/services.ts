@@ -25,8 +25,16 @@ export interface EventPublisher {
   publish(topic: string, payload: unknown): void;
   /** Ends the browser tokens minted from this API token, up to `until` (unix seconds); never throws. */
   revoke?(tokenId: number, until: number): void;
-  /** Makes a topic known to the worker before browsers connect to it; never rejects. */
-  register?(topic: string): Promise<void>;
+  /** Makes a topic known to the worker before browsers connect to it (default: they need a token); never rejects. */
+  register?(topic: string, requireToken?: boolean): Promise<void>;
+  /** Unregisters a topic and closes its open sockets on every worker; never rejects. */
+  closeTopic?(topic: string): Promise<void>;
+  /** QSOs of these station locations were committed: the public logs over them push (lib/publicLog/pushes.ts). */
+  qsosChanged?(stationIds: number[]): void;
+  /** Registers a public log's topic for pages about to connect (throttled: lib/publicLog/pushes.ts); never rejects. */
+  openPublicTopic?(topic: string): Promise<void>;
+  /** A logbook's publication settings changed: its public log pushes when published. */
+  publicLogChanged?(logbookId: number): void;
   /** The workers' state for the API's status (see LiveHealth); absent when no worker is configured. */
   health?(): Promise<LiveHealth>;
   close(): Promise<void>;

@@ -45,6 +45,11 @@ const db = await openDatabase({ logger, url: templateUrl.toString() });
 await db.close();
 
 const args = process.argv.slice(2).map((arg) => arg.replace(/^(?:\.\/)?test\/(.*)\.ts$/, 'dist/test/$1.js'));
+// One Chromium for every browser test of the run (test/helpers/browser.ts), when it has any.
+const browserHelpers = await import('../dist/test/helpers/browser.js');
+const browserServer = !browserHelpers.chromiumMissing && (!args.length || args.some((arg) => arg.includes('webApp')))
+  ? await browserHelpers.launchBrowserServer()
+  : null;
 const tap = spawn('npx', ['tap', '-R', 'tap', ...(args.length ? args : [])], {
   stdio: ['ignore', 'pipe', 'inherit'],
   env: {
@@ -52,6 +57,7 @@ const tap = spawn('npx', ['tap', '-R', 'tap', ...(args.length ? args : [])], {
     LOGBOOK_TEST_SERVER_URL: serverUrl,
     LOGBOOK_TEST_TEMPLATE: template,
     LOGBOOK_QUIET: '1',
+    ...(browserServer ? { [browserHelpers.SHARED_BROWSER_ENV]: browserServer.wsEndpoint() } : {}),
   },
 });
 let summary = null;
@@ -68,6 +74,7 @@ tap.stdout.on('data', (chunk) => {
 });
 const status = await new Promise((resolve) => tap.on('close', (code) => resolve(code ?? 1)));
 
+await browserServer?.close();
 await admin.query(`DROP DATABASE IF EXISTS ${template}`).catch(() => undefined);
 await admin.end();
 await embedded?.stop();

@@ -11,7 +11,8 @@ const out = join(here, '..', 'dist', 'web');
 mkdirSync(out, { recursive: true });
 
 await build({
-  entryPoints: { app: join(here, 'src', 'main.js'), style: join(here, 'src', 'app.css') },
+  // The public log's page (web/public.html) has its own bundle: no sign-in code, its CSS beside it.
+  entryPoints: { app: join(here, 'src', 'main.js'), style: join(here, 'src', 'app.css'), public: join(here, 'src', 'public', 'main.js') },
   outdir: out,
   bundle: true,
   minify: true,
@@ -21,5 +22,5 @@ await build({
   legalComments: 'linked',
   logLevel: 'warning',
 });
-// The world's outlines for the statistics map, fetched by that page only.
+// The world's outlines for the maps (statistics, public log), fetched by those pages only.
 copyFileSync(createRequire(import.meta.url).resolve('world-atlas/countries-110m.json'), join(out, 'countries-110m.json'));

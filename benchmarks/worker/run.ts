@@ -16,7 +16,7 @@
  *
  * `--write` replaces the `## Worker` section of benchmarks/RESULTS.md.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -26,6 +26,7 @@ import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { acquireRedis, deleteKeys, uniquePrefix, type TestRedis } from '../../test/helpers/redis.js';
 import type { FromClient, SocketAssignment, ToClient } from './loadClient.js';
+import { HERE, cpuSeconds, memory, spawnNode, startWorkerProcess, type WorkerProc } from './processes.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -48,7 +49,6 @@ const REPEAT = Number(args.repeat);
 const WARMUP_S = 3;
 const SCENARIOS = args.scenarios.split(',') as Scenario[];
 const SECRET = 'benchmark-secret-0123456789abcdefghij';
-const HERE = fileURLToPath(new URL('.', import.meta.url));
 const RESULTS = fileURLToPath(new URL('../RESULTS.md', import.meta.url));
 
 type Scenario = 'uws' | 'cluster' | 'ws';
@@ -63,36 +63,6 @@ setTimeout(() => {
 }, budgetMs).unref();
 process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')));
 
-/** Node with tsx under a shell that first raises the open-file limit to the hard limit (10k sockets need 10k fds). */
-function spawnNode(script: string, scriptArgs: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  const command = `ulimit -n "$(ulimit -Hn)"; exec "${process.execPath}" --import tsx "$@"`;
-  const child = spawn('sh', ['-c', command, 'sh', script, ...scriptArgs], {
-    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-    env: { ...process.env, LOGBOOK_QUIET: '1', ...env },
-  });
-  children.push(child);
-  return child;
-}
-
-interface WorkerProc {
-  child: ChildProcess;
-  wsPort: number;
-  internalPort: number;
-}
-
-async function startWorkerProcess(impl: 'uws' | 'ws', redis?: { url: string; prefix: string }): Promise<WorkerProc> {
-  const extra = redis ? ['--redis', redis.url, '--prefix', redis.prefix] : [];
-  const child = spawnNode(`${HERE}serve.ts`, ['--impl', impl, ...extra], { WORKER_SECRET: SECRET });
-  const [line] = (await once(child.stdout!, 'data')) as [Buffer];
-  return { child, ...(JSON.parse(line.toString()) as { wsPort: number; internalPort: number }) };
-}
-
-/** CPU seconds (user + system) the process has used so far; /proc reports clock ticks of 1/100 s. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 /** Microseconds during which some runnable task waited for a CPU (Linux PSI); null where PSI is unavailable. */
 function cpuPressureMicros(): number | null {
   try {
@@ -100,12 +70,6 @@ function cpuPressureMicros(): number | null {
   } catch {
     return null;
   }
-}
-
-function memory(pid: number): { rssMiB: number; peakMiB: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
-  return { rssMiB: kib('VmRSS') / 1024, peakMiB: kib('VmHWM') / 1024 };
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: 32 });
@@ -192,9 +156,9 @@ async function runScenario(scenario: Scenario, run: number, redis: TestRedis | n
   const workers: WorkerProc[] = [];
   if (scenario === 'cluster') {
     if (!redis) throw new Error('cluster scenario needs Redis');
-    workers.push(await startWorkerProcess('uws', { url: redis.url, prefix }), await startWorkerProcess('uws', { url: redis.url, prefix }));
+    workers.push(await startWorkerProcess(children, SECRET, 'uws', { url: redis.url, prefix }), await startWorkerProcess(children, SECRET, 'uws', { url: redis.url, prefix }));
   } else {
-    workers.push(await startWorkerProcess(scenario === 'ws' ? 'ws' : 'uws'));
+    workers.push(await startWorkerProcess(children, SECRET, scenario === 'ws' ? 'ws' : 'uws'));
   }
   const publishPort = workers[0]!.internalPort;
   const topics = Array.from({ length: TOPICS }, (_, i) => `station.${i + 1}`);
@@ -211,7 +175,7 @@ async function runScenario(scenario: Scenario, run: number, redis: TestRedis | n
       plans[k % CLIENTS]!.push({ port: workers[k % workers.length]!.wsPort, topic });
     }
   });
-  const clients = plans.map(() => spawnNode(`${HERE}loadClient.ts`, []));
+  const clients = plans.map(() => spawnNode(children, `${HERE}loadClient.ts`, []));
   const connectStarted = performance.now();
   const ready = await Promise.all(
     clients.map((client, i) => {

@@ -6,6 +6,9 @@ import { createStation, listStations } from '../accounts/stations.js';
 import { stationPlace, type StationPlace } from '../accounts/stationDefaults.js';
 import { createLogbook, PUBLIC_BANNER_LIMIT, setPublication, type Publication } from '../accounts/logbooks.js';
 import { formatTable } from './table.js';
+import { loadConfig } from '../config.js';
+import { configuredPublisher } from '../live/configured.js';
+import { publicLogTopic } from '../live/topics.js';
 import { optionalInteger, optionalString, parseId, requireId, requireString, UsageError, type Command, type CommandContext, type OptionValues } from './command.js';
 
 const json = { json: { type: 'boolean' } } as const;
@@ -214,10 +217,16 @@ export const logbookPublish: Command = {
 
 export const logbookUnpublish: Command = {
   name: 'logbook unpublish',
-  usage: 'logbook unpublish ID [--json]',
-  options: json,
+  usage: 'logbook unpublish ID [--config FILE] [--json]',
+  options: { ...json, config: { type: 'string' } },
   positionals: { min: 1, max: 1 },
   async run(context) {
     await changePublication(context, { public: false }, 'unpublished');
+    // The open pages' sockets close now, not when they next reconnect (the server's config names the workers).
+    const workers = configuredPublisher(loadConfig(optionalString(context.values, 'config')), context.logger);
+    if (workers) {
+      await workers.closeTopic(publicLogTopic(parseId(context.positionals[0]!, 'ID')));
+      await workers.close();
+    }
   },
 };

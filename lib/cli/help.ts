@@ -67,7 +67,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
       banner: 'text shown on the page, at most 500 characters (default: keep the current one)', ...json,
     },
   },
-  'logbook unpublish': { summary: 'take a logbook\'s public page down at once', flags: { ...json } },
+  'logbook unpublish': { summary: 'take a logbook\'s public page down at once, its open sockets closed', flags: { ...json, ...config } },
   'token create': {
     summary: 'create a v2 API token (shown once)',
     flags: {

@@ -4,7 +4,7 @@ import { adifVersion } from '../adif/spec.js';
 import { formatAdifHeader } from '../adif/writer.js';
 import { SqlParams } from '../db/sqlParams.js';
 import type { ConfirmationType } from '../qso/confirmationTypes.js';
-import { bandCondition, confirmedCondition } from '../qso/filters.js';
+import { bandCondition, confirmedCondition, dateRangeConditions, modeCondition } from '../qso/filters.js';
 import { scopeConditions } from '../qso/scope.js';
 import { sinceIdBound } from '../qso/changeBounds.js';
 import { appVersion } from '../version.js';
@@ -44,6 +44,13 @@ export interface ExportFilter {
   idBelow?: number;
   /** A band, or 'SAT' for satellite QSOs. */
   band?: string | null;
+  /** An exact callsign, normalised as stored. */
+  callsign?: string | null;
+  /** A main mode or submode. */
+  mode?: string | null;
+  /** Whole days 'YYYY-MM-DD', inclusive, either open (the v2 list's qso_since and qso_until). */
+  since?: string | null;
+  until?: string | null;
   /** Only QSOs confirmed by one of these types. */
   qslTypes?: ConfirmationType[] | null;
   limit?: number | null;
@@ -59,6 +66,9 @@ function exportQuery(filter: ExportFilter): { text: string; values: unknown[] } 
   if (filter.idBelow !== undefined) conditions.push(`q.id < ${params.add(filter.idBelow)}::bigint`);
   const band = filter.band ? bandCondition(filter.band, params) : null;
   if (band !== null) conditions.push(band);
+  if (filter.callsign) conditions.push(`q.call = ${params.add(filter.callsign)}`);
+  if (filter.mode) conditions.push(modeCondition(filter.mode, params));
+  conditions.push(...dateRangeConditions(filter.since ?? null, filter.until ?? null, params));
   if (filter.qslTypes && filter.qslTypes.length > 0) conditions.push(confirmedCondition(filter.qslTypes));
   let text = `SELECT ${EXPORT_SELECT_LIST} FROM qso q WHERE ${conditions.join(' AND ')} ORDER BY q.id`;
   if (filter.limit !== undefined && filter.limit !== null) text += ` LIMIT ${params.add(filter.limit)}::bigint`;
@@ -105,6 +115,23 @@ export async function* exportAdifRecords(db: pg.Pool, filter: ExportFilter): Asy
   for await (const { bytes, ids, ends } of recordBatches(db, filter)) {
     for (let i = 0; i < ids.length; i++) yield { id: ids[i]!, adif: bytes.toString('utf8', i === 0 ? 0 : ends[i - 1], ends[i]) };
   }
+}
+
+/**
+ * The matching QSOs as one ADIF document in pieces (header, then the records a piece of COPY
+ * output makes), for a response body to stream. The first piece comes once the COPY answers,
+ * so a failure to start is still the caller's to report; a consumer that stops early ends the COPY.
+ */
+export async function* exportAdifDocument(db: pg.Pool, filter: ExportFilter): AsyncGenerator<Buffer | string> {
+  let header: string | null = exportHeader();
+  for await (const { bytes } of recordBatches(db, filter)) {
+    if (header !== null) {
+      yield header;
+      header = null;
+    }
+    yield bytes;
+  }
+  if (header !== null) yield header;
 }
 
 /** The ADIF header of an export document. */

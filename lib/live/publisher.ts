@@ -61,6 +61,8 @@ export interface Publisher {
   revoke(tokenId: number, until: number): void;
   /** Registers a topic (default: browsers need a token). Never rejects; failures are logged. */
   register(topic: string, requireToken?: boolean): Promise<void>;
+  /** Unregisters a topic and closes its sockets on every worker at once. Never rejects; failures are logged. */
+  closeTopic(topic: string): Promise<void>;
   stats(): PublisherStats;
   /** Asks every worker for its status (at most once per HEALTH_CACHE_MS). Never rejects. */
   health(): Promise<LiveHealth>;
@@ -178,6 +180,17 @@ export function createPublisher(options: PublisherOptions): Publisher {
         publicTopics.add(topic);
       }
       await registerTopic(topic, requireToken);
+    },
+
+    async closeTopic(topic) {
+      // Forgotten first: a publish still queued for it re-registers it token-only, which no anonymous page can join.
+      publicTopics.delete(topic);
+      try {
+        const { status, text } = await workers.post('/internal/unregister', JSON.stringify({ topic, close_sockets: true }));
+        if (status !== 200) complain('live updates: worker refused to close a topic', { topic, status, response: text });
+      } catch (err) {
+        complain('live updates: worker unreachable', { topic, error: (err as Error).message });
+      }
     },
 
     stats() {

@@ -20,6 +20,13 @@ export const radioTopic = (radioId: number): string => `radio.${radioId}`;
 /** Status changes of all radios of one user. */
 export const radiosUserTopic = (userId: number): string => `radios_user.${userId}`;
 
+/**
+ * A published logbook's public live log: registered without token requirement (anyone may watch),
+ * carrying only what the owner published (lib/publicLog/pushes.ts). Not a parseTopic kind: no
+ * browser token is ever minted for it.
+ */
+export const publicLogTopic = (logbookId: number): string => `public_log.${logbookId}`;
+
 const TOPIC = /^(station|qsos_user|radio|radios_user)\.([1-9][0-9]{0,15})$/;
 
 /** `{kind, id}` for one of the application's topic names; null for anything else (foreign, malformed, id 0). */

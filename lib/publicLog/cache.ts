@@ -87,6 +87,11 @@ export class PublicLogCache {
     return entry.page;
   }
 
+  /** The published logbook behind `slug` (its id names its live topic); null when it is not published. */
+  async logbook(slug: string): Promise<PublishedLogbook | null> {
+    return (await this.fresh(slug))?.logbook ?? null;
+  }
+
   /** Where `call` (upper case, validated) is in the log; null when the slug is not published. */
   async search(slug: string, call: string): Promise<CachedAnswer | null> {
     const entry = await this.fresh(slug);

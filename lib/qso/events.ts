@@ -20,11 +20,15 @@ export function importEvent(stationId: number, summary: ImportSummary): QsoEvent
 
 /**
  * Tells the live-update worker about a change, on the station's topic (and those of
- * `otherStationIds`, e.g. the station a QSO moved away from) and the owner's. Fire and forget:
+ * `otherStationIds`, e.g. the station a QSO moved away from) and the owner's, and the public logs
+ * over those locations. Fire and forget:
  * a missing or failing worker must never fail or slow the request.
  */
 export function publishQsoEvent(services: Pick<Services, 'events' | 'logger'>, ownerId: number, event: QsoEvent, otherStationIds: number[] = []): void {
-  for (const topic of [event.station_id, ...otherStationIds].map(stationTopic).concat(userTopic(ownerId))) {
+  const stationIds = [event.station_id, ...otherStationIds];
+  // The public logs over these locations push what they publish (lib/publicLog/pushes.ts), never this event.
+  services.events.qsosChanged?.(stationIds);
+  for (const topic of stationIds.map(stationTopic).concat(userTopic(ownerId))) {
     try {
       services.events.publish(topic, event);
     } catch (error) {

@@ -5,6 +5,7 @@ import { confirmedCondition } from '../qso/filters.js';
 import { dxccEntities } from '../dxcc/entities.js';
 import { AWARD_CONFIRMATIONS } from './awardConfirmations.js';
 import { byCountThenName } from './ranking.js';
+import { dxccEntityRowsSql } from './dxccEntityRows.js';
 import { scopeTotalSql, timeRangeTotalSql } from '../qso/counts.js';
 
 /**
@@ -122,20 +123,12 @@ interface DxccRow {
 
 /**
  * The select expression of the DXCC progress (a DxccRow): the distinct entities, current and
- * deleted, worked and confirmed, from qso_dxcc_counts (sql/025: the scope's QSOs per entity and
- * whether card and LoTW confirmed them, a few rows per entity worked) rather than distinct
- * entities over every QSO of the scope (420 ms at 1M QSOs). An entity is the QSOs' stored `dxcc`
- * (filled at import from the prefix table).
+ * deleted, worked and confirmed, counted over dxccEntityRowsSql.
  */
 function dxccProgressSql(scopeOn: ScopeOn, params: SqlParams): string {
-  const deleted = params.add(dxccEntities('name').filter((e) => e.deleted).map((e) => e.adif));
   const paper = `e.qsl_rcvd = 'Y'`;
   const lotw = `e.lotw_qsl_rcvd = 'Y'`;
-  // Per entity: whether any of its QSOs was confirmed by card, by LoTW ('Y' or NULL, as counted).
-  const entities = `SELECT s.dxcc, max(s.qsl_rcvd) AS qsl_rcvd, max(s.lotw_qsl_rcvd) AS lotw_qsl_rcvd, s.dxcc = ANY(${deleted}::int[]) AS deleted
-      FROM (SELECT c.dxcc, c.qsl_rcvd, c.lotw_qsl_rcvd FROM qso_dxcc_counts c WHERE ${scopeOn('c')} AND c.dxcc > 0
-             GROUP BY 1, 2, 3 HAVING sum(c.n) <> 0) s
-     GROUP BY s.dxcc`;
+  const entities = dxccEntityRowsSql(scopeOn, params);
   return `(SELECT json_build_object(
             'worked', count(*) FILTER (WHERE NOT e.deleted),
             'confirmed', count(*) FILTER (WHERE NOT e.deleted AND ${confirmedCondition(AWARD_CONFIRMATIONS, 'e')}),

@@ -3,7 +3,8 @@
  * other worker through Redis Pub/Sub. A publish is delivered locally first and
  * then relayed in an envelope `{origin_id, topic, payload}`; each worker skips
  * envelopes carrying its own origin id, so every socket in the cluster receives
- * each publish exactly once whichever worker the application called.
+ * each publish exactly once whichever worker the application called. Closing a topic's sockets
+ * (unregister with close_sockets) travels the same way, as `{origin_id, topic, close: true}`.
  * The Redis connections belong to the caller, which closes them.
  */
 import { randomBytes } from 'node:crypto';
@@ -12,36 +13,38 @@ import type { Logger } from '../log.js';
 
 /** Hands a publish to this worker's sockets; `payloadJson` is the payload already serialised. */
 export type DeliverLocally = (topic: string, payloadJson: string) => void;
+/** Closes this worker's sockets of a topic. */
+export type CloseLocally = (topic: string) => void;
 
 export interface Fanout {
   publish(topic: string, payloadJson: string): void;
+  /** Closes the topic's sockets on every worker. */
+  closeTopic(topic: string): void;
   /** Workers subscribed to the channel, or -1 in single-instance mode (or while Redis is unreachable). */
   clusterNodes(): Promise<number>;
   /** False while a cluster worker is cut off from Redis: its sockets then miss other workers' publishes. */
   connected(): boolean;
 }
 
-export function createLocalFanout(deliver: DeliverLocally): Fanout {
+export function createLocalFanout(deliver: DeliverLocally, closeLocally: CloseLocally): Fanout {
   return {
     publish: deliver,
+    closeTopic: closeLocally,
     clusterNodes: async () => -1,
     connected: () => true,
   };
 }
 
-interface Envelope {
-  origin_id: string;
-  topic: string;
-  payload: unknown;
-}
+type Envelope = { origin_id: string; topic: string } & ({ payload: unknown } | { close: true });
 
 function parseEnvelope(message: string): Envelope | null {
   try {
     const value: unknown = JSON.parse(message);
     if (typeof value !== 'object' || value === null) return null;
     const env = value as Record<string, unknown>;
-    if (typeof env.origin_id !== 'string' || typeof env.topic !== 'string' || !('payload' in env)) return null;
-    return { origin_id: env.origin_id, topic: env.topic, payload: env.payload };
+    if (typeof env.origin_id !== 'string' || typeof env.topic !== 'string') return null;
+    if (env.close === true) return { origin_id: env.origin_id, topic: env.topic, close: true };
+    return 'payload' in env ? { origin_id: env.origin_id, topic: env.topic, payload: env.payload } : null;
   } catch {
     return null;
   }
@@ -52,6 +55,7 @@ export async function createRedisFanout({
   subscriber,
   channel,
   deliver,
+  closeLocally,
   logger,
 }: {
   /** Connection for PUBLISH and PUBSUB; may be shared with the registry. */
@@ -60,6 +64,7 @@ export async function createRedisFanout({
   subscriber: Redis;
   channel: string;
   deliver: DeliverLocally;
+  closeLocally: CloseLocally;
   logger: Logger;
 }): Promise<Fanout> {
   const originId = randomBytes(8).toString('hex');
@@ -73,7 +78,8 @@ export async function createRedisFanout({
       return;
     }
     if (env.origin_id === originId) return;
-    deliver(env.topic, JSON.stringify(env.payload));
+    if ('close' in env) closeLocally(env.topic);
+    else deliver(env.topic, JSON.stringify(env.payload));
   });
   // ioredis subscribes again by itself after a reconnection, but only to channels it once
   // subscribed to: a worker that started while Redis was down subscribes when it first answers.
@@ -92,16 +98,23 @@ export async function createRedisFanout({
   });
   if (subscriber.status === 'ready') await subscribe();
 
+  const relay = (envelope: string): void => {
+    publisher.publish(channel, envelope).catch((err: Error) => {
+      const now = Date.now();
+      if (now - warnedAt < 10_000) return;
+      warnedAt = now;
+      logger.warn('cluster: relay to other workers failed; delivered locally only', { error: err.message });
+    });
+  };
+
   return {
     publish(topic, payloadJson) {
       deliver(topic, payloadJson);
-      const envelope = `{"origin_id":"${originId}","topic":${JSON.stringify(topic)},"payload":${payloadJson}}`;
-      publisher.publish(channel, envelope).catch((err: Error) => {
-        const now = Date.now();
-        if (now - warnedAt < 10_000) return;
-        warnedAt = now;
-        logger.warn('cluster: relay to other workers failed; delivered locally only', { error: err.message });
-      });
+      relay(`{"origin_id":"${originId}","topic":${JSON.stringify(topic)},"payload":${payloadJson}}`);
+    },
+    closeTopic(topic) {
+      closeLocally(topic);
+      relay(JSON.stringify({ origin_id: originId, topic, close: true }));
     },
     async clusterNodes() {
       try {

@@ -126,11 +126,13 @@ export function mountInternalApi(app: TemplatedApp, deps: Deps): void {
     reply.send('200 OK');
   });
 
+  // The original only forgets the topic; `close_sockets: true` (ours) also closes its sockets on every worker.
   const unregister = post(async (body, reply) => {
     const topic = topicField(body);
-    if (!topic) return fail(reply, '400 Bad Request', 'bad request');
+    if (!topic || (body.close_sockets !== undefined && typeof body.close_sockets !== 'boolean')) return fail(reply, '400 Bad Request', 'bad request');
     await registry.unregister(topic);
-    logger.info('api: unregistered topic', { topic });
+    if (body.close_sockets === true) fanout.closeTopic(topic);
+    logger.info('api: unregistered topic', { topic, close_sockets: body.close_sockets === true });
     reply.send('200 OK');
   });
 

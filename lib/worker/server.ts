@@ -53,13 +53,17 @@ async function joinCluster(options: ResolvedWorkerOptions, hub: SocketHub, revoc
   const local = createMemoryRegistry(options.topicTtlSeconds);
   const deliver = hub.deliver;
   const { redisUrl, logger, redisPrefix } = options;
+  const closeLocally = (topic: string): void => {
+    const sockets = hub.closeTopic(topic);
+    if (sockets > 0) logger.info('ws: closed the sockets of a closed topic', { topic, sockets });
+  };
   const apply = applyRevocation(revocations, hub.closeMintedFrom, logger);
-  if (!redisUrl) return { registry: local, fanout: createLocalFanout(deliver), relay: createLocalRevocationRelay(apply), connections: [] };
+  if (!redisUrl) return { registry: local, fanout: createLocalFanout(deliver, closeLocally), relay: createLocalRevocationRelay(apply), connections: [] };
 
   const command = await connectRedis(redisUrl, 'command', logger);
   const subscriber = await connectRedis(redisUrl, 'subscriber', logger);
   const registry = createRedisRegistry(command, { prefix: redisPrefix, ttlSeconds: options.topicTtlSeconds, mirror: local, logger });
-  const fanout = await createRedisFanout({ publisher: command, subscriber, channel: `${redisPrefix}events`, deliver, logger });
+  const fanout = await createRedisFanout({ publisher: command, subscriber, channel: `${redisPrefix}events`, deliver, closeLocally, logger });
   const relay = await createRedisRevocationRelay({ command, subscriber, prefix: redisPrefix, apply, logger });
   return { registry, fanout, relay, connections: [command, subscriber] };
 }

@@ -54,6 +54,8 @@ export interface SocketHub {
   deliver(topic: string, payloadJson: string): void;
   /** Closes the sockets authenticated with browser tokens minted from this API token; returns how many. */
   closeMintedFrom(tokenId: number): number;
+  /** Closes every socket of the topic, authenticated or not (it was unregistered with close_sockets); returns how many. */
+  closeTopic(topic: string): number;
   stats(): HubStats;
   activeTopicList(): string[];
   /** Sockets closed by the slow-consumer sweep since start. */
@@ -64,6 +66,7 @@ export interface SocketHub {
 /** Policy violation: the socket's authorisation was withdrawn. */
 const CLOSE_POLICY = 1008;
 const REVOKED = JSON.stringify({ type: 'error', code: 'token_revoked', message: 'the API token this browser token came from was revoked' });
+const UNREGISTERED = JSON.stringify({ type: 'error', code: 'topic_closed', message: 'this topic was closed; it may not come back' });
 const EXPIRED = JSON.stringify({ type: 'error', code: 'token_expired', message: 'the browser token expired; connect again with a fresh one' });
 
 function increment<K>(map: Map<K, number>, key: K, by: number): void {
@@ -145,6 +148,18 @@ export function createSocketHub(
         if (ws.getUserData().tokenId !== tokenId) continue;
         ws.send(REVOKED, false, false);
         ws.end(CLOSE_POLICY, 'token revoked');
+        closed++;
+      }
+      return closed;
+    },
+    closeTopic(topic) {
+      let closed = 0;
+      // Every open socket, not only the subscribed: one still authenticating would otherwise join a closed topic.
+      for (const ws of [...sockets]) {
+        const data = ws.getUserData();
+        if (data.topic !== topic || data.closed) continue;
+        ws.send(UNREGISTERED, false, false);
+        ws.end(CLOSE_POLICY, 'topic closed');
         closed++;
       }
       return closed;

@@ -15,13 +15,32 @@ export const chromiumMissing = existsSync(CHROMIUM) ? false : `${CHROMIUM} is no
 /** Where each run's screenshots go, outside the repository, for a person to look at. */
 export const SCREENS_DIR = process.env.LOGBOOK_SCREENS_DIR ?? join(tmpdir(), 'logbook-screens');
 
-/** One headless Chromium for a test file, closed at its end. */
+const CHROMIUM_OPTIONS = {
+  executablePath: CHROMIUM,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+};
+
+/** Set by test/run.js to the endpoint of the one Chromium that every browser test of a run shares. */
+export const SHARED_BROWSER_ENV = 'LOGBOOK_TEST_BROWSER_WS';
+
+/**
+ * One Chromium for a whole test run (test/run.js starts it when the run has browser tests):
+ * launching one per test file cost each file seconds of both cores. Its endpoint goes to the
+ * test files in SHARED_BROWSER_ENV; each file keeps to contexts of its own.
+ */
+export async function launchBrowserServer(): Promise<{ wsEndpoint(): string; close(): Promise<void> }> {
+  const { chromium } = await import('playwright-core');
+  return chromium.launchServer(CHROMIUM_OPTIONS);
+}
+
+/**
+ * The run's shared Chromium (SHARED_BROWSER_ENV), else one of this test file's own; either way
+ * let go of at the test's end (a shared one is only disconnected from, with the contexts made here).
+ */
 export async function launchBrowser(t: Test): Promise<Browser> {
   const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const shared = process.env[SHARED_BROWSER_ENV];
+  const browser = shared ? await chromium.connect(shared) : await chromium.launch(CHROMIUM_OPTIONS);
   t.teardown(() => browser.close());
   return browser;
 }

@@ -7,7 +7,9 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
+import type { Test } from 'tap';
 import type { LogFields, Logger } from '../../lib/log.js';
+import { deleteKeys, uniquePrefix, type TestRedis } from './redis.js';
 import { startWorker, type RunningWorker, type WorkerOptions } from '../../lib/worker/index.js';
 
 export const SECRET = 'test-secret-0123456789-abcdefghijklmnop';
@@ -231,4 +233,19 @@ export async function spawnWorkerProcess(options: { redisUrl?: string; redisPref
       await once(child, 'exit');
     },
   };
+}
+
+/** Two worker processes sharing `redis` under a prefix of their own; stopped, their keys deleted and `redis` stopped at the test's end. */
+export async function spawnWorkerPair(t: Test, redis: TestRedis, label: string): Promise<[WorkerProcess, WorkerProcess]> {
+  const prefix = uniquePrefix(label);
+  const pair = await Promise.all([
+    spawnWorkerProcess({ redisUrl: redis.url, redisPrefix: prefix }),
+    spawnWorkerProcess({ redisUrl: redis.url, redisPrefix: prefix }),
+  ]);
+  t.teardown(async () => {
+    await Promise.all(pair.map((worker) => worker.stop()));
+    await deleteKeys(redis.url, prefix);
+    await redis.stop();
+  });
+  return pair;
 }

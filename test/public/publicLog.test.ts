@@ -2,11 +2,12 @@ import t from 'tap';
 import { execFile } from 'node:child_process';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createOperator, type Operator } from '../helpers/fixtures.js';
-import { insertQsos, utc } from '../helpers/qsoRows.js';
+import { insertQsos, seedQsos, utc } from '../helpers/qsoRows.js';
 import { logbookBin } from '../helpers/bin.js';
 import { createStation } from '../../lib/accounts/stations.js';
 import { inStationQsoTransaction } from '../../lib/qso/writeLock.js';
 import { logbookResource } from '../../lib/http/v2/resources/logbook/index.js';
+import { PUBLISHED_STATE_SQL } from '../../lib/publicLog/repository.js';
 
 async function publishedLogbook(server: TestServer, op: Operator, json: Record<string, unknown> = {}): Promise<{ id: number; slug: string }> {
   const res = await server.request('/api/v2/logbook', { method: 'POST', token: op.token, json: { name: `Pub ${Math.random()}`, station_ids: `${op.stationId}`, public: true, ...json } });
@@ -20,6 +21,12 @@ function cli(databaseUrl: string, ...args: string[]): Promise<{ status: number; 
     execFile(process.execPath, [logbookBin, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl, LOGBOOK_QUIET: '1' }, encoding: 'utf8' },
       (error, _stdout, stderr) => resolve({ status: error ? Number(error.code ?? 1) : 0, stderr }));
   });
+}
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  Plans?: PlanNode[];
 }
 
 const recentHour = (minutesAgo: number): string => utc(new Date(Date.now() - minutesAgo * 60_000));
@@ -156,6 +163,38 @@ t.test('public log', async (t) => {
     t.same((await page()).recent.map((q: { call: string; band: string }) => `${q.call} ${q.band}`).sort(), ['AA2SLOW 20m', 'AA3FAST 6m'], 'an update too');
     await db.query(`UPDATE stations SET callsign = 'ZL9NEW' WHERE id = $1`, [live.stationId]);
     t.same((await page()).callsigns, ['ZL9NEW'], 'and a location\'s new callsign');
+  });
+
+  t.test('the freshness check walks indexes in the generic plan a connection keeps', async (t) => {
+    // After five runs of a named statement PostgreSQL may keep one plan for every snapshot: that
+    // plan must not read the whole qso table (an EXISTS over "txid >= xmin" got a Seq Scan),
+    // nor the whole list of deletions.
+    const big = await createOperator(db, { callsign: 'VP8BIG' });
+    const { slug } = await publishedLogbook(server, big);
+    await seedQsos(db, [big.stationId], `INSERT INTO qso (station_id, call, time_on, band, mode)
+      SELECT $1, 'W' || n || 'GEN', timestamp '2020-01-01' + n * interval '1 minute', '20m', 'CW' FROM generate_series(1, 20000) n`, [big.stationId]);
+    await seedQsos(db, [big.stationId], `DELETE FROM qso WHERE station_id = $1 AND id % 4 = 0`, [big.stationId]);
+    await db.query('ANALYZE qso');
+    await db.query('ANALYZE qso_deletions');
+    const client = await db.connect();
+    try {
+      await client.query('SET plan_cache_mode = force_generic_plan');
+      await client.query(`PREPARE public_state_generic(text, text) AS ${PUBLISHED_STATE_SQL}`);
+      const snapshot = (await client.query<{ s: string }>('SELECT pg_current_snapshot()::text AS s')).rows[0]!.s;
+      const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) EXECUTE public_state_generic(${client.escapeLiteral(slug)}, ${client.escapeLiteral(snapshot)})`);
+      const scans: string[] = [];
+      const walk = (node: PlanNode): void => {
+        if (node['Relation Name'] === 'qso' || node['Relation Name'] === 'qso_deletions') scans.push(`${node['Node Type']} ${node['Relation Name']}`);
+        node.Plans?.forEach(walk);
+      };
+      walk(rows[0]!['QUERY PLAN'][0]!.Plan);
+      t.ok(scans.some((scan) => scan.endsWith(' qso')) && scans.some((scan) => scan.endsWith(' qso_deletions')), scans.join(', '));
+      t.same(scans.filter((scan) => scan.startsWith('Seq Scan')), [], `no table scan: ${scans.join(', ')}`);
+      await client.query('DEALLOCATE public_state_generic');
+      await client.query('RESET plan_cache_mode');
+    } finally {
+      client.release();
+    }
   });
 
   t.test('ETag, Cache-Control and 304', async (t) => {

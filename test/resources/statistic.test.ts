@@ -73,10 +73,12 @@ t.test('statistic resource', async (t) => {
   t.test('dxcc profile: current entities worked and confirmed (card or LoTW) per band, longest wave first', async (t) => {
     const res = await get('?profile=dxcc');
     t.equal(res.status, 200);
-    t.same(Object.keys(res.body.data), ['dxcc_by_band']);
+    t.same(Object.keys(res.body.data), ['dxcc_by_band', 'dxcc_entities']);
     // 20m: DL (card+LoTW), K (eQSL only: not confirmed), KH6 on the second location; 2m: a deleted entity.
     t.same(res.body.data.dxcc_by_band, [{ band: '40m', worked: 1, confirmed: 1 }, { band: '20m', worked: 3, confirmed: 1 }]);
     t.same((await get(`?profile=dxcc&station_id=${second}`)).body.data.dxcc_by_band, [{ band: '20m', worked: 1, confirmed: 0 }]);
+    // Each current entity worked, once, the deleted one and the stranger's QSOs left out.
+    t.same(res.body.data.dxcc_entities, [{ dxcc: 110, confirmed: false }, { dxcc: 230, confirmed: true }, { dxcc: 291, confirmed: false }]);
   });
 
   t.test('station_id narrows the scope; a foreign location is forbidden', async (t) => {

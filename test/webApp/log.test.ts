@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { text } from 'node:stream/consumers';
 import t from 'tap';
 import { startTestServer } from '../helpers/server.js';
 import { seedQsos } from '../helpers/qsoRows.js';
+import { adifRecords, v2AdifRecords } from '../helpers/adifList.js';
 import { appOperator, chromiumMissing, launchBrowser, shoot, signIn, watchedPage } from '../helpers/browser.js';
 
 const QSOS = 3000;
@@ -61,15 +62,23 @@ t.test('the log, a QSO, statistics and the map in headless Chromium', { skip: ch
   await count.filter({ hasText: new RegExp(`^${lotw.meta.total} QSOs?$`) }).waitFor();
   t.ok(lotw.meta.total > 0 && lotw.meta.total < QSOS, `confirmation and date filters: ${lotw.meta.total}`);
 
-  // ADIF export of the current filter.
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export ADIF' }).click()]);
-  const adif = readFileSync((await download.path())!, 'utf8');
-  t.equal(adif.match(/<eor>/gi)?.length, lotw.meta.total, 'the export holds the filtered QSOs');
-  t.match(adif, /<eoh>/i);
-
-  // Edit, then delete, the newest QSO.
+  // ADIF export of the current filter: a download the server streams, equal to the v2 list's ADIF.
+  const exportAs = async () => {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export ADIF' }).click()]);
+    t.match(download.url(), new RegExp(`^${server.url}/app/export\\.adi\\?`), 'the server\'s file, not records gathered in the page');
+    // A stream, not a path: the run's shared Chromium may be another process's.
+    return (await text(await download.createReadStream()));
+  };
+  const lotwAdif = await exportAs();
+  t.equal(lotwAdif.match(/<eor>/gi)?.length, lotw.meta.total, 'the export holds the filtered QSOs');
+  t.equal(adifRecords(lotwAdif), await v2AdifRecords(server, op.token, { qsl_filter: 'lotw', qso_since: '2025-01-01', qso_until: '2025-01-31' }));
   await filter({});
   await count.filter({ hasText: '3,000 QSOs' }).waitFor();
+  const whole = await exportAs();
+  t.equal(whole.match(/<eor>/gi)?.length, QSOS, 'the whole log, a few thousand QSOs');
+  t.equal(adifRecords(whole), await v2AdifRecords(server, op.token, {}), 'byte for byte the v2 list\'s ADIF of the same filter');
+
+  // Edit, then delete, the newest QSO.
   await page.getByRole('link', { name: newest.data[0].call }).click();
   await page.getByLabel('Name', { exact: true }).fill('Hans');
   await page.getByLabel('Frequency (MHz)', { exact: true }).fill('14.2055');
@@ -120,6 +129,21 @@ t.test('the log, a QSO, statistics and the map in headless Chromium', { skip: ch
   t.ok(await page.locator('svg.map .countries path').count() > 150, 'the countries are drawn');
   t.ok(await page.locator('svg.map .squares path.confirmed').count() > 0, 'confirmed squares stand out');
   await shoot(page, 'statistics');
+
+  // The map of DXCC entities: a marker per entity the statistic resource says was worked.
+  const entities = (await api('/api/v2/statistic?profile=dxcc')).data.dxcc_entities;
+  t.equal(entities.length, stats.dxcc.worked, 'the resource lists each worked entity');
+  await page.getByLabel('Worked DXCC entities').check();
+  await page.locator('svg.map .points circle').first().waitFor();
+  const markers = await page.locator('svg.map .points circle').evaluateAll((circles) => circles.map((c) => [Number(c.getAttribute('data-id')), c.getAttribute('class')]));
+  t.same(markers, entities.map((e: { dxcc: number; confirmed: boolean }) => [e.dxcc, e.confirmed ? 'confirmed' : 'worked']), 'one marker per worked entity, confirmed ones marked so');
+  t.equal(markers.filter(([, kind]) => kind === 'confirmed').length, stats.dxcc.confirmed);
+  t.equal(await page.locator('svg.map .squares').count(), 0, 'the squares make way');
+  const japan = await page.locator('svg.map .points circle[data-id="339"]').boundingBox();
+  const germany = await page.locator('svg.map .points circle[data-id="230"]').boundingBox();
+  t.ok(japan!.x > germany!.x && japan!.y > germany!.y - 100, 'placed where the entities are: Japan east of Germany');
+  t.match(await page.locator('svg.map').getAttribute('aria-label'), new RegExp(`${stats.dxcc.worked} DXCC entities worked, ${stats.dxcc.confirmed} confirmed`));
+  await shoot(page, 'statistics-dxcc-map');
 
   // Stations and logbooks.
   await page.getByRole('link', { name: 'Stations' }).click();

@@ -1,23 +1,14 @@
 import t from 'tap';
 import { createBrowserToken } from '../../lib/worker/index.js';
-import { acquireRedis, deleteKeys, NO_REDIS_REASON, uniquePrefix } from '../helpers/redis.js';
-import { callApi, connectClient, publish, registerTopic, SECRET, spawnWorkerProcess, type Frame, type TestClient } from '../helpers/worker.js';
+import { acquireRedis, NO_REDIS_REASON } from '../helpers/redis.js';
+import { callApi, connectClient, publish, registerTopic, SECRET, spawnWorkerPair, type Frame, type TestClient } from '../helpers/worker.js';
 
 const redis = await acquireRedis();
 if (!redis) t.comment(`SKIP: ${NO_REDIS_REASON}`);
 
 t.test('two worker processes behind Redis deliver every publish exactly once', { skip: redis ? false : NO_REDIS_REASON }, async (t) => {
   if (!redis) return;
-  const prefix = uniquePrefix('cluster');
-  const [a, b] = await Promise.all([
-    spawnWorkerProcess({ redisUrl: redis.url, redisPrefix: prefix }),
-    spawnWorkerProcess({ redisUrl: redis.url, redisPrefix: prefix }),
-  ]);
-  t.teardown(async () => {
-    await Promise.all([a.stop(), b.stop()]);
-    await deleteKeys(redis.url, prefix);
-    await redis.stop();
-  });
+  const [a, b] = await spawnWorkerPair(t, redis, 'cluster');
 
   const topic = 'station.77';
   // Registered through A only: the registry is shared, so B accepts browsers for it.

@@ -3,7 +3,7 @@
 import { render } from 'preact';
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
-import { actAs, onSessionChange, restore, session, signOut, api } from './session.js';
+import { actAs, endedBecause, onSessionChange, restore, session, signOut, api } from './session.js';
 import { SignIn } from './pages/signin.js';
 import { Log } from './pages/log.js';
 import { QsoEdit } from './pages/qsoEdit.js';
@@ -82,7 +82,7 @@ function App() {
     return off;
   }, []);
   if (!ready) return html`<main><p>Loading…</p></main>`;
-  if (!me) return html`<header><strong class="brand">Logbook</strong></header><main><${SignIn} startError=${error} /></main>`;
+  if (!me) return html`<header><strong class="brand">Logbook</strong></header><main><${SignIn} startError=${error} notice=${endedBecause()} /></main>`;
   return html`<${Shell} me=${me} />`;
 }
 

@@ -3,7 +3,11 @@
 // page could read it there, and a closed tab must forget it).
 
 let current = null;
+/** Why the last session ended under the app's feet (idle, signed out elsewhere), for the sign-in page; null after a sign-out. */
+let ended = null;
 const listeners = new Set();
+
+const SESSION_ENDED = 'Your session has ended: it was unused for too long, or it was signed out or its password changed elsewhere. Sign in again.';
 
 export class ApiError extends Error {
   constructor(status, code, message, details) {
@@ -19,15 +23,18 @@ async function failure(response) {
   const error = body.error || {};
   const retry = response.headers.get('retry-after');
   const message = error.message || response.statusText || 'HTTP ' + response.status;
-  return new ApiError(response.status, error.code || '', retry ? message + ' (try again in ' + retry + ' s)' : message, error.details);
+  const saysWhen = retry && !/try again in/i.test(message);
+  return new ApiError(response.status, error.code || '', saysWhen ? message + ' (try again in ' + retry + ' s)' : message, error.details);
 }
 
-function set(session) {
+function set(session, why = null) {
   current = session;
+  ended = session ? null : why;
   for (const listener of listeners) listener(current);
 }
 
 export const session = () => current;
+export const endedBecause = () => ended;
 export function onSessionChange(listener) {
   listeners.add(listener);
   return () => listeners.delete(listener);
@@ -39,7 +46,7 @@ export async function appCall(path, { method = 'GET', json } = {}) {
   if (current) headers['X-CSRF-Token'] = current.csrf;
   if (json !== undefined) headers['Content-Type'] = 'application/json';
   const response = await fetch(path, { method, headers, credentials: 'same-origin', body: json === undefined ? undefined : JSON.stringify(json) });
-  if (response.status === 401 && path !== '/app/session') set(null);
+  if (response.status === 401 && path !== '/app/session') set(null, current ? SESSION_ENDED : null);
   if (!response.ok) throw await failure(response);
   return response.status === 204 ? null : response.json();
 }
@@ -55,7 +62,8 @@ export async function restore() {
     set(await appCall('/app/session'));
   } catch (error) {
     if (error.status !== 401) throw error;
-    set(null);
+    // Only a session this page held has ended; a fresh page load was simply signed out.
+    set(null, current ? SESSION_ENDED : null);
   }
   return current;
 }
@@ -66,7 +74,7 @@ export async function signOut() {
 
 export async function changePassword(currentPassword, newPassword) {
   await appCall('/app/password', { method: 'POST', json: { current_password: currentPassword, new_password: newPassword } });
-  set(null);
+  set(null, 'Your password has been changed and every session of yours has ended. Sign in with the new password.');
 }
 
 export async function actAs(clubId) {

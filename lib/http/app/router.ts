@@ -8,6 +8,7 @@ import { clientAddress } from '../clientAddress.js';
 import { ApiError, forbidden, validationError } from '../errors.js';
 import { readAppBody, stringField } from './body.js';
 import { credentialRoutes } from './credentials.js';
+import { exportRoutes } from './export.js';
 import { chargeAttempt, signIn } from './signIn.js';
 import { APP_PREFIX, SESSION_COOKIE, refuseCrossOrigin, requireSession, sessionBody, sessionSettings, setSessionCookie } from './session.js';
 
@@ -82,5 +83,6 @@ export function appRouter(services: Services): Router {
   });
 
   credentialRoutes(router, services);
+  exportRoutes(router, services);
   return router;
 }

@@ -19,7 +19,8 @@ function methodNotAllowed(verbs: Verb[], method: string): ApiError {
   });
 }
 
-function singleValuedQuery(ctx: Context): Record<string, string> {
+/** The query string, one value per name (the last of a repeated one). */
+export function singleValuedQuery(ctx: Context): Record<string, string> {
   const query: Record<string, string> = {};
   for (const [name, value] of Object.entries(ctx.query)) {
     if (value !== undefined) query[name] = Array.isArray(value) ? value[value.length - 1]! : value;

@@ -8,13 +8,13 @@ import { notFound } from '../errors.js';
 
 /**
  * The browser app at `/` (web/index.html and the bundle `npm run build` makes of web/src in
- * dist/web) and the API page at `/api-docs` (Swagger UI from the npm package swagger-ui-dist).
+ * dist/web; the public log's page, web/public.html, is served by lib/http/public) and the API page at `/api-docs` (Swagger UI from the npm package swagger-ui-dist).
  * Everything is served from here under /assets/, nothing from a CDN (/app/ is the session
  * endpoints'); every page carries a Content-Security-Policy that allows only this origin's scripts
  * and styles (plus the worker's WebSocket) and forbids framing.
  */
 
-const APP_CSP = [
+export const APP_CSP = [
   "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self' ws: wss:",
   "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'", "object-src 'none'",
 ].join('; ');
@@ -29,6 +29,9 @@ const OWN_FILES: Record<string, { folder: string; type: string }> = {
   'app.js.map': { folder: BUNDLE, type: 'json' },
   'style.css': { folder: BUNDLE, type: 'css' },
   'countries-110m.json': { folder: BUNDLE, type: 'json' },
+  'public.js': { folder: BUNDLE, type: 'js' },
+  'public.js.map': { folder: BUNDLE, type: 'json' },
+  'public.css': { folder: BUNDLE, type: 'css' },
   'api.js': { folder: WEB, type: 'js' },
 };
 const VIEWER_FILES: Record<string, string> = { 'swagger-ui-bundle.js': 'js', 'swagger-ui.css': 'css' };
@@ -50,7 +53,7 @@ const VIEWER_MISSING = `<!doctype html><html lang="en"><head><meta charset="utf-
 <p>The API viewer (npm package swagger-ui-dist) is not installed here: run <code>npm ci</code>.
 The OpenAPI document itself is at <a href="/openapi.json">/openapi.json</a>.</p></body></html>`;
 
-function securityHeaders(ctx: Context, csp: string): void {
+export function securityHeaders(ctx: Context, csp: string): void {
   ctx.set('Content-Security-Policy', csp);
   ctx.set('X-Frame-Options', 'DENY');
   ctx.set('X-Content-Type-Options', 'nosniff');

@@ -1,12 +1,12 @@
 // The owner's QSOs newest first, one page at a time from GET /api/v2/qso (the server pages and
-// counts; the browser never holds more than a page), with the list's filters and an ADIF export.
+// counts; the browser never holds more than a page), with the list's filters and an ADIF export
+// the server streams as a download (GET /app/export.adi, the same filter).
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { api } from '../session.js';
 import { ErrorLine, useLoad } from '../ui.js';
 import { mhz, number, utc } from '../format.js';
 import { CONFIRMATIONS, received } from '../confirmations.js';
-import { exportAdif } from '../adifExport.js';
 import { DATE } from '../qsoForm.js';
 
 const PER_PAGE = 50;
@@ -23,27 +23,32 @@ export function filterQuery(filter) {
 
 export const Badges = ({ qso }) => html`<span class="badges">${received(qso).map((c) => html`<span class=${'badge ' + c.key} title=${c.label + ' received'}>${c.label}</span>`)}</span>`;
 
+/**
+ * The filter form holds what is typed (default values, not controlled ones): a page arriving
+ * while someone types must not put the applied filter back. Keyed by the applied filter, so
+ * that Apply and Clear start it afresh.
+ */
 function Filters({ filter, stations, onApply }) {
   const submit = (e) => {
     e.preventDefault();
     onApply(Object.fromEntries(Object.keys(EMPTY).map((key) => [key, e.currentTarget[key].value])));
   };
   return html`<form class="filters" onSubmit=${submit} aria-label="Filter">
-    <label>Callsign <input name="callsign" value=${filter.callsign} autocapitalize="characters" /></label>
-    <label>Band <input name="band" value=${filter.band} placeholder="20m" size="5" /></label>
-    <label>Mode <input name="mode" value=${filter.mode} placeholder="SSB" size="6" /></label>
-    <label>From (UTC) <input name="qso_since" value=${filter.qso_since} ...${DATE} /></label>
-    <label>To (UTC) <input name="qso_until" value=${filter.qso_until} ...${DATE} /></label>
-    <label>Confirmed by <select name="qsl_filter" value=${filter.qsl_filter}>
+    <label>Callsign <input name="callsign" defaultValue=${filter.callsign} autocapitalize="characters" /></label>
+    <label>Band <input name="band" defaultValue=${filter.band} placeholder="20m" size="5" /></label>
+    <label>Mode <input name="mode" defaultValue=${filter.mode} placeholder="SSB" size="6" /></label>
+    <label>From (UTC) <input name="qso_since" defaultValue=${filter.qso_since} ...${DATE} /></label>
+    <label>To (UTC) <input name="qso_until" defaultValue=${filter.qso_until} ...${DATE} /></label>
+    <label>Confirmed by <select name="qsl_filter">
       <option value="">any or none</option>
-      ${CONFIRMATIONS.map((c) => html`<option value=${c.key}>${c.label}</option>`)}
+      ${CONFIRMATIONS.map((c) => html`<option value=${c.key} selected=${filter.qsl_filter === c.key}>${c.label}</option>`)}
     </select></label>
-    <label>Location <select name="station_id" value=${filter.station_id}>
+    <label>Location <select name="station_id">
       <option value="">all</option>
-      ${stations.map((s) => html`<option value=${String(s.id)}>${s.name}</option>`)}
+      ${stations.map((s) => html`<option value=${String(s.id)} selected=${filter.station_id === String(s.id)}>${s.name}</option>`)}
     </select></label>
     <div class="buttons"><button type="submit">Apply</button>
-      <button type="button" onClick=${() => onApply(EMPTY)}>Clear</button></div>
+      <button type="button" onClick=${(e) => { e.currentTarget.form.reset(); onApply(EMPTY); }}>Clear</button></div>
   </form>`;
 }
 
@@ -56,21 +61,16 @@ export function Log({ stations }) {
     query.set('per_page', String(PER_PAGE));
     return api('/api/v2/qso?' + query, { whole: true });
   }, [filter, page]);
-  const [exporting, setExporting] = useState(null);
   const stationName = (id) => (stations.find((s) => s.id === id) || { name: '#' + id }).name;
   const meta = list.data ? list.data.meta : null;
-  const doExport = () => {
-    setExporting({ done: 0 });
-    exportAdif(filterQuery(filter), (done) => setExporting({ done })).then(() => setExporting(null), (error) => setExporting({ error }));
-  };
   return html`<section>
     <h1>Log</h1>
-    <${Filters} filter=${filter} stations=${stations} onApply=${(f) => view({ filter: f, page: 1 })} />
+    <${Filters} key=${JSON.stringify(filter)} filter=${filter} stations=${stations} onApply=${(f) => view({ filter: f, page: 1 })} />
     <div class="toolbar">
       <a class="button" href="#new">Log a QSO</a>
-      <button type="button" onClick=${doExport} disabled=${!!(exporting && !exporting.error)}>Export ADIF</button>
-      ${exporting && !exporting.error ? html`<span role="status">Exporting… ${number(exporting.done)} QSOs</span>` : null}
-      <${ErrorLine} error=${exporting && exporting.error} />
+      ${meta && meta.total > 0
+        ? html`<a class="button" href=${'/app/export.adi?' + filterQuery(filter)} download>Export ADIF</a>`
+        : html`<button type="button" disabled>Export ADIF</button>`}
     </div>
     <${ErrorLine} error=${list.error} />
     ${meta ? html`<p class="count" role="status">${number(meta.total)} ${meta.total === 1 ? 'QSO' : 'QSOs'}${meta.total_pages > 1 ? ` · page ${number(meta.page)} of ${number(meta.total_pages)}` : ''}</p>` : null}

@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { signIn } from '../session.js';
 import { ErrorLine } from '../ui.js';
 
-export function SignIn({ startError }) {
+export function SignIn({ startError, notice }) {
   const [error, setError] = useState(startError);
   const [busy, setBusy] = useState(false);
   const submit = async (e) => {
@@ -22,6 +22,7 @@ export function SignIn({ startError }) {
   };
   return html`<section class="narrow">
     <h1>Sign in</h1>
+    ${notice ? html`<p class="notice" role="status">${notice}</p>` : null}
     <form onSubmit=${submit}>
       <label>Username <input name="username" autocomplete="username" required /></label>
       <label>Password <input name="password" type="password" autocomplete="current-password" required /></label>

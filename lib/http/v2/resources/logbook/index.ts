@@ -7,6 +7,7 @@ import { foreignStationIds } from '../../../../accounts/stations.js';
 import { created } from '../../created.js';
 import { OFFICER_LEVEL, requireClubLevel, type Principal } from '../../principal.js';
 import type { JsonSchema, ResourceDefinition } from '../../resource.js';
+import { publicLogTopic } from '../../../../live/topics.js';
 import { deleteLogbook, findLogbook, insertLogbook, listLogbooks, logbookNamed, updateLogbook } from './logbookRepository.js';
 
 const NAME_LIMIT = 255;
@@ -130,6 +131,9 @@ export const logbookResource: ResourceDefinition = {
       const result = await updateLogbook(services.db, principal.userId, Number(id), { name, stationIds, activate, publication });
       if (!result) throw notFound('Logbook not found');
       if ('nameTakenBy' in result) throw conflict('A logbook with this name already exists', { existing_id: result.nameTakenBy });
+      // Unpublishing closes the open pages' sockets before answering; other changes reach them as a push.
+      if (publication.public === false) await services.events.closeTopic?.(publicLogTopic(Number(id)));
+      else if (stationIds !== undefined || Object.keys(publication).length > 0) services.events.publicLogChanged?.(Number(id));
       return { data: result.logbook };
     },
   },
@@ -140,6 +144,7 @@ export const logbookResource: ResourceDefinition = {
       const outcome = await deleteLogbook(services.db, principal.userId, Number(id));
       if (outcome === 'not_found') throw notFound('Logbook not found');
       if (outcome === 'active') throw conflict('The active logbook cannot be deleted');
+      await services.events.closeTopic?.(publicLogTopic(Number(id)));
       ctx.status = 204;
       return undefined;
     },

@@ -7,6 +7,7 @@ import { qsoStatistics } from '../../../../statistics/qsoStatistics.js';
 import { confirmationStatistics, type ConfirmationFilters } from '../../../../statistics/confirmationStatistics.js';
 import { systemStatistics } from '../../../../statistics/systemStatistics.js';
 import { dxccByBand } from '../../../../statistics/dxccByBand.js';
+import { dxccWorked } from '../../../../statistics/dxccWorked.js';
 
 const PROFILES = ['qso', 'confirmations', 'dxcc'] as const;
 /** Instance-wide numbers: for instance administrators only. */
@@ -43,7 +44,7 @@ export const statisticResource: ResourceDefinition = {
     query: {
       type: 'object',
       properties: {
-        profile: param('qso (default) | confirmations | dxcc (entities per band) | system | full (the last two for instance administrators)'),
+        profile: param('qso (default) | confirmations | dxcc (entities per band, and each entity worked) | system | full (the last two for instance administrators)'),
         station_id: param('comma-separated station location ids (default: all of the owner\'s)'),
         type: param('confirmations: comma list of lotw, eqsl, qsl, qrz, clublog (default all)'),
         since: param('confirmations: received on or after YYYY-MM-DD'),
@@ -69,7 +70,10 @@ export const statisticResource: ResourceDefinition = {
           },
         };
       }
-      if (profile === 'dxcc') data.dxcc_by_band = await dxccByBand(services.pageDb, scope);
+      if (profile === 'dxcc') {
+        data.dxcc_by_band = await dxccByBand(services.pageDb, scope);
+        data.dxcc_entities = await dxccWorked(services.pageDb, scope);
+      }
       if (profile === 'system' || profile === 'full') {
         data.system = await systemStatistics(services.db, services.version, Boolean(services.config.worker.url));
       }
