@@ -73,7 +73,7 @@ t.test("a trickling synchronous upload holds no connection and no lock: the othe
   t.equal(bulk.share!.held(alice.userId), 0, "Alice's trickling uploads hold none of the bulk pool");
   t.equal(bulk.share!.waiting(alice.userId), 0, 'and none waits for it');
   const { rows: locks } = await db.query<{ n: number }>(
-    "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = x'510a'::integer::oid AND objid::bigint = $1 AND objsubid = 2 AND granted", [alice.stationId]);
+    "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND classid = x'510a'::integer::oid AND objid::bigint = $1 AND objsubid = 2 AND granted", [alice.stationId]);
   t.equal(locks[0]!.n, 0, "and no lock of her location's imports");
 
   // Each well under the 3 s margin (1 s on an idle machine). On the code that fed the import
