@@ -6,6 +6,17 @@ import { byteExcerpt } from '../adif/excerpt.js';
  * The doors answer it as the caller's mistake (exit status 1, HTTP 400, v1's failure shape);
  * the message quotes the input's first bytes only as a short escaped excerpt.
  */
+/**
+ * Another import holds the location (ImportOptions.lockWait 'none'): nothing was read or written;
+ * the caller tries again later.
+ */
+export class LocationBusyError extends Error {
+  constructor(readonly stationId: number) {
+    super(`another import into station location ${stationId} is running`);
+    this.name = 'LocationBusyError';
+  }
+}
+
 export class UnreadableInputError extends Error {
   constructor(firstBytes: Uint8Array) {
     super(

@@ -9,8 +9,9 @@ import { RecordProcessor } from './recordProcessor.js';
 import { AdifRowsTransform, RecordRowsTransform, type AdifFormat } from './rowStreams.js';
 import { beginQsoWriteForStations } from '../qso/writeLock.js';
 import { begin } from '../db/transaction.js';
-import { createStagingTable, DEFAULT_LIMITS, lockStationForImport, StagingWriter, type StoredRange } from './staging.js';
+import { createStagingTable, DEFAULT_LIMITS, lockStationForImport, StagingWriter, tryLockStationForImport, type StoredRange } from './staging.js';
 import { wholeLogDownload, type ImportOptions, type ImportSummary, type RawRecord } from './types.js';
+import { LocationBusyError } from './errors.js';
 
 /**
  * Bulk imports: input → reader/normaliser/duplicate check (one Transform) → COPY of the new
@@ -59,7 +60,8 @@ async function runImport(db: pg.Pool, input: Readable, options: ImportOptions, t
     // import and a dry run side by side).
     if (!dryRun) {
       await beginQsoWriteForStations(client, [options.stationId]);
-      await lockStationForImport(client, options.stationId);
+      if (options.lockWait !== 'none') await lockStationForImport(client, options.stationId);
+      else if (!(await tryLockStationForImport(client, options.stationId))) throw new LocationBusyError(options.stationId);
     }
     const station = await loadTargetStation(client, options.stationId, true);
     const dupes = await loadDupeIndex(client, options.stationId);
@@ -96,7 +98,8 @@ async function runImport(db: pg.Pool, input: Readable, options: ImportOptions, t
     await client.query(dryRun ? 'ROLLBACK' : 'COMMIT');
     return summary;
   } catch (error) {
-    failure = error as Error;
+    // A busy location is no fault of the connection: it goes back to the pool for reuse.
+    if (!(error instanceof LocationBusyError)) failure = error as Error;
     await client.query('ROLLBACK').catch(() => undefined);
     throw [error, connectionError].find((candidate) => candidate instanceof pg.DatabaseError) ?? connectionError ?? error;
   } finally {

@@ -38,6 +38,12 @@ export async function lockStationForImport(client: pg.PoolClient, stationId: num
   await client.query('SELECT pg_advisory_xact_lock($1, $2)', [IMPORT_LOCK_CLASS, stationId]);
 }
 
+/** lockStationForImport without waiting: false when another import holds the location. */
+export async function tryLockStationForImport(client: pg.PoolClient, stationId: number): Promise<boolean> {
+  const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1, $2) AS locked', [IMPORT_LOCK_CLASS, stationId]);
+  return rows[0]!.locked;
+}
+
 export async function createStagingTable(client: pg.PoolClient): Promise<void> {
   const definitions = [
     'station_id integer',

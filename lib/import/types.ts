@@ -61,6 +61,12 @@ export interface ImportOptions {
   checkStationCallsign?: boolean;
   /** Rows moved from the staging table into `qso` at a time (default 25,000); tests set it small to fail an import after several batches. */
   rowsPerBatch?: number;
+  /**
+   * When another import holds the location: 'wait' for it (the default), or 'none': fail at once
+   * with LocationBusyError, before a byte of the input is read (background jobs, which must not
+   * hold a runner and a connection while they wait).
+   */
+  lockWait?: 'wait' | 'none';
   /** Aborting rolls the import back, even after the whole input was read (until it commits). */
   signal?: AbortSignal;
   /** Called as input is consumed (per chunk of an ADIF document, per batch of JSON records; `bytes` is 0 for JSON records). */

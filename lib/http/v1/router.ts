@@ -7,6 +7,8 @@ import { sendJson } from './answer.js';
 import { enforceV1RateLimit } from './rateLimit.js';
 import { authenticateKey } from './keyAuth.js';
 import { v1Calls } from './calls/index.js';
+import { ApiError } from '../errors.js';
+import { takesUploadSlot } from '../upload/uploadSlots.js';
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -26,19 +28,42 @@ function decodeSegment(raw: string | undefined): string | null {
   }
 }
 
+/** An upload place held by a request (see UploadSlots), given back when the request ends. */
+interface HeldPlace {
+  release: (() => void) | null;
+}
+
+/**
+ * An upload place for the key's owner, as the v2 uploads take one: a body of many records (the
+ * call names a text member) that is compressed, of undeclared length or over 1 MiB. Refused,
+ * the v1 failure with the same status (429 owner full, 503 process full) and Retry-After.
+ */
+function takeUploadPlace(call: V1Call, ctx: Context, services: Services, owner: number, place: HeldPlace): void {
+  if (!call.textMember || !takesUploadSlot(ctx.req.headers)) return;
+  try {
+    place.release = services.uploads.take(owner);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    throw new V1Failure({ status: error.status, body: { status: 'failed', reason: error.message, retry_after: error.details.retry_after } }, error.headers);
+  }
+}
+
 /**
  * Reads the body, judging the key as soon as it is known: a URL key before any body byte is
  * read, a body key the moment its member is complete. A refused key ends the reading (the
  * rest of the body is never held) and the call gives its own answer for a bad key. The
  * method's bucket is charged once: per key when one is accepted, else per client address.
+ * An accepted key's upload takes its place before more of the body is read.
  */
-async function readBody(call: V1Call, ctx: Context, services: Services, segment: string | null): Promise<V1Body> {
+async function readBody(call: V1Call, ctx: Context, services: Services, segment: string | null, place: HeldPlace): Promise<V1Body> {
   const { config } = services;
   let charged = false;
   const accept = async (key: unknown) => {
-    if (!(await authenticateKey(ctx, services, key))) return false;
+    const holder = await authenticateKey(ctx, services, key);
+    if (!holder) return false;
     charged = true;
     await enforceV1RateLimit(ctx, services, call.name, key);
+    takeUploadPlace(call, ctx, services, holder.userId, place);
     return true;
   };
   const keyInPath = call.keyInPath === true && segment !== null;
@@ -68,9 +93,10 @@ async function dispatch(call: V1Call, path: RegExp, ctx: Context, services: Serv
   ctx.state.api = 'v1';
   ctx.state.resource = call.name;
   let text: V1Text | null = null;
+  const place: HeldPlace = { release: null };
   try {
     const segment = decodeSegment(path.exec(ctx.path)?.[1]);
-    const read = await readBody(call, ctx, services, segment);
+    const read = await readBody(call, ctx, services, segment, place);
     if (read.kind === 'json') text = read.text;
     const json = read.kind === 'json' ? read.value : read.kind === 'refused' ? read.members : undefined;
     const wrongJson = read.kind === 'empty' || read.kind === 'invalid' || (call.requireObject && !isObject(json));
@@ -85,6 +111,7 @@ async function dispatch(call: V1Call, path: RegExp, ctx: Context, services: Serv
     sendJson(ctx, error.answer.status, error.answer.body);
   } finally {
     await text?.discard();
+    place.release?.();
   }
 }
 

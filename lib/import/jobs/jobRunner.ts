@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import type { ImportJobsConfig } from '../../config.js';
 import type { Logger } from '../../log.js';
@@ -14,6 +15,7 @@ import { isAlive } from '../../db/embedded.js';
 import { outsideQueryScope, QueryScope, runInQueryScope } from '../../db/queryScope.js';
 import { importEvent, publishQsoEvent } from '../../qso/events.js';
 import { importAdif } from '../pipeline.js';
+import { LocationBusyError } from '../errors.js';
 import type { ImportSummary } from '../types.js';
 import {
   admitJob, cancelRequested, claimJob, expireLeases, failOrphans, finishJob, forgetJob, heldSpools, markReceived, pruneJobs, recordProgress,
@@ -31,8 +33,18 @@ const HEARTBEAT_MS = 1000;
 const RESERVE_WAITS = 20;
 const RESERVE_WAIT_MS = 100;
 const SPOOL_FILE = /^job-(\d+)\.spool$/;
+/** How often a job whose location another import holds tries again. */
+const LOCATION_RETRY_MS = 250;
 const RESTARTED = 'interrupted by a server restart; the upload was removed, nothing was stored';
 const LEASE_EXPIRED = 'its server stopped renewing the job (gone, on whatever host); the upload was removed, nothing was stored';
+
+/** A job this process runs: `waiting` while another import holds its location (it then holds no runner place). */
+interface RunningJob {
+  userId: number;
+  waiting: boolean;
+  abort(reason: Error): void;
+  done: Promise<void>;
+}
 
 /** A cancel, told apart from a failure when the import rejects. */
 class JobCancelled extends Error {}
@@ -83,8 +95,8 @@ export interface ImportJobsOptions {
 export class ImportJobs {
   readonly runner: Runner = { host: hostname(), pid: process.pid, instance: randomUUID() };
   readonly spoolDir: string;
-  private readonly queue: number[] = [];
-  private readonly running = new Map<number, { abort(reason: Error): void; done: Promise<void> }>();
+  private readonly queue: Array<{ id: number; userId: number }> = [];
+  private readonly running = new Map<number, RunningJob>();
   /** Jobs whose spool this process holds: being uploaded, queued, running, or ended with the file still to remove. */
   private readonly held = new Map<number, string>();
   private heartbeat: NodeJS.Timeout | null = null;
@@ -193,7 +205,7 @@ export class ImportJobs {
   /** The upload is spooled: the job joins this process's queue. SpoolRefused('cancelled') when it was cancelled while received. */
   async received(job: ImportJob, bytes: number): Promise<void> {
     if (!(await markReceived(this.options.db, job.id, bytes))) throw new SpoolRefused('cancelled');
-    this.queue.push(job.id);
+    this.queue.push({ id: job.id, userId: job.userId });
     // The job outlives the request: it must not run in the request's query scope, whose
     // connections are terminated when that client goes away.
     runInQueryScope(new QueryScope(), () => this.pump());
@@ -230,7 +242,7 @@ export class ImportJobs {
     const stopped = new Error('the server stopped before the import finished; nothing was stored');
     for (const job of this.running.values()) job.abort(stopped);
     await Promise.all([...this.running.values()].map((job) => job.done));
-    for (const id of this.queue.splice(0)) {
+    for (const { id } of this.queue.splice(0)) {
       const job = await finishJob(this.options.db, id, { state: 'failed', error: 'the server stopped before the import started' });
       if (job) await this.removeSpool(id, job.spoolPath);
     }
@@ -243,21 +255,73 @@ export class ImportJobs {
     this.held.delete(id);
   }
 
+  /** Jobs of `userId` running here, those waiting for their location included. */
+  private activeOf(userId: number): number {
+    let count = 0;
+    for (const job of this.running.values()) if (job.userId === userId) count++;
+    return count;
+  }
+
+  /** Runner places taken: running jobs not waiting for their location. */
+  private working(): number {
+    let count = 0;
+    for (const job of this.running.values()) if (!job.waiting) count++;
+    return count;
+  }
+
+  /**
+   * Starts queued jobs while runner places are free (`concurrency`), oldest first among owners
+   * below their share: half the places (at least one), a job waiting for its location counting
+   * in it. So one owner's jobs, running or waiting behind that owner's own imports, never keep
+   * another owner's job queued.
+   */
   private pump(): void {
-    while (!this.closed && this.running.size < this.options.config.concurrency && this.queue.length) {
-      const id = this.queue.shift()!;
+    const { concurrency } = this.options.config;
+    const share = Math.max(1, Math.floor(concurrency / 2));
+    while (!this.closed && this.working() < concurrency) {
+      const at = this.queue.findIndex((queued) => this.activeOf(queued.userId) < share);
+      if (at === -1) return;
+      const [{ id, userId }] = this.queue.splice(at, 1) as [{ id: number; userId: number }];
       let abort: (reason: Error) => void = () => undefined;
-      const done = this.run(id, (handler) => (abort = handler))
+      const job: RunningJob = { userId, waiting: false, abort: (reason) => abort(reason), done: Promise.resolve() };
+      this.running.set(id, job);
+      job.done = this.run(id, job, (handler) => (abort = handler))
         .catch((error: Error) => this.options.logger.error('import job failed unexpectedly', { job_id: id, error: error.message }))
         .finally(() => {
           this.running.delete(id);
           this.pump();
         });
-      this.running.set(id, { abort: (reason) => abort(reason), done });
     }
   }
 
-  private async run(id: number, onAbort: (abort: (reason: Error) => void) => void): Promise<void> {
+  /**
+   * While another import holds the job's location: gives the runner place up (the owner's share
+   * stays taken), so that other owners' jobs run meanwhile, then waits for a place again.
+   */
+  private async awaitLocation(job: RunningJob, signal: AbortSignal): Promise<void> {
+    job.waiting = true;
+    try {
+      this.pump();
+      do await sleep(LOCATION_RETRY_MS, undefined, { signal });
+      while (this.working() >= this.options.config.concurrency);
+    } finally {
+      job.waiting = false;
+    }
+  }
+
+  /** Runs `attempt` (an import with lockWait 'none') until it finds the job's location free. */
+  private async whenLocationFree(job: RunningJob, signal: AbortSignal, attempt: () => Promise<ImportSummary>): Promise<ImportSummary> {
+    for (;;) {
+      try {
+        return await attempt();
+      } catch (error) {
+        if (!(error instanceof LocationBusyError) || signal.aborted) throw error;
+      }
+      await this.awaitLocation(job, signal);
+    }
+  }
+
+  private async run(id: number, running: RunningJob, onAbort: (abort: (reason: Error) => void) => void): Promise<void> {
     const { db, logger } = this.options;
     const job = await claimJob(db, id);
     if (!job) {
@@ -266,7 +330,12 @@ export class ImportJobs {
       if (path !== undefined) await this.removeSpool(id, path);
       return;
     }
-    const input = createReadStream(job.spoolPath, { highWaterMark: READ_CHUNK_BYTES });
+    // Each attempt reads the spool from its start (one that found the location busy read nothing).
+    const reading: { input: Readable | null } = { input: null };
+    const open = () => {
+      reading.input?.destroy();
+      return (reading.input = createReadStream(job.spoolPath, { highWaterMark: READ_CHUNK_BYTES }));
+    };
     const controller = new AbortController();
     const abort = (reason: Error) => controller.abort(reason);
     onAbort(abort);
@@ -284,8 +353,8 @@ export class ImportJobs {
     let summary: ImportSummary | null = null;
     let committed: ImportJob | null = null;
     try {
-      summary = await importAdif(this.options.importDb, input, {
-        stationId: job.stationId, frequencyUnit: 'MHz', dryRun: job.dryRun, operator: job.operator,
+      summary = await this.whenLocationFree(running, controller.signal, () => importAdif(this.options.importDb, open(), {
+        stationId: job.stationId, frequencyUnit: 'MHz', dryRun: job.dryRun, operator: job.operator, lockWait: 'none',
         onDuplicate: job.onDuplicate ?? undefined, insertUnmatched: job.insertUnmatched ?? undefined, strictCallsign: job.strictCallsign,
         rowsPerBatch: this.options.rowsPerBatch, signal: controller.signal, onProgress: (now) => Object.assign(progress, now),
         // The job's end commits with its QSOs: a process that dies between the two cannot leave
@@ -295,7 +364,7 @@ export class ImportJobs {
           committed = await finishJob(client, id, outcomeOf(stored), true);
           if (!committed) throw (await cancelRequested(client, id)) ? new JobCancelled('cancelled while running; nothing was stored') : new Error('the job was ended elsewhere');
         },
-      });
+      }));
       outcome = outcomeOf(summary);
     } catch (error) {
       // An abort surfaces as the pipeline's AbortError, or as the reason itself (checked before COMMIT).
@@ -303,7 +372,7 @@ export class ImportJobs {
       outcome = { state: reason instanceof JobCancelled ? 'cancelled' : 'failed', error: reason.message };
     } finally {
       clearInterval(timer);
-      input.destroy();
+      reading.input?.destroy();
     }
     // Before the job is recorded as ended (a client that sees it ended finds its spool gone).
     await this.removeSpool(id, job.spoolPath);

@@ -4,6 +4,7 @@ import { isBlank } from '../../../../input/jsonValues.js';
 import { decodedBody, stopReading } from '../../../upload/bodyStream.js';
 import { bodyKind } from '../../../upload/bodyKind.js';
 import { takesUploadSlot } from '../../../upload/uploadSlots.js';
+import { receiveBody, type ReceivedBody } from '../../../upload/receivedBody.js';
 import { created } from '../../created.js';
 import { restrictedOperator } from '../../principal.js';
 import type { Handler, HandlerResult, RequestContext } from '../../resource.js';
@@ -16,7 +17,7 @@ import { readCreateBody, type AdifText } from './createBody.js';
 import { publishQsoEvent } from '../../../../qso/events.js';
 import { ownedStation, type OwnedStation } from './scope.js';
 import { announceImport, importAnswer, importOptions, parseDryRun, readableSummary } from './importAnswer.js';
-import { documentUpload, formUpload } from './upload.js';
+import { asyncBeforeBody, documentUpload, formUpload } from './upload.js';
 import { IMPORT_POLICY_MEMBERS, readImportPolicy, samePolicy, type ImportPolicy } from './importPolicy.js';
 
 /**
@@ -213,16 +214,23 @@ async function singleCreate(request: RequestContext, members: Record<string, unk
  */
 export const createQso: Handler = async (request) => {
   const { ctx, services } = request;
-  const release = takesUploadSlot(ctx.req.headers) ? services.uploads.take(request.principal.userId) : null;
+  const upload = takesUploadSlot(ctx.req.headers);
+  const release = upload ? services.uploads.take(request.principal.userId) : null;
+  let received: ReceivedBody | null = null;
   try {
-    const body = decodedBody(ctx.req, services.config.max_body_bytes);
+    let body = decodedBody(ctx.req, services.config.max_body_bytes);
     // A client gone before its answer: what its body still holds (a compressed form read to
-    // its end) is not worked on any further.
+    // its end, a received body not yet imported) is not worked on any further.
     ctx.res.once('close', () => {
       if (!ctx.res.writableFinished) body.destroy(new Error('the client went away before its upload was read'));
     });
     try {
       const kind = await bodyKind(ctx.request.type, ctx.get('content-type'), body);
+      // Every import but a background one (whose spool is its job's) starts once the body is in.
+      if (kind.kind === 'json' || !asyncBeforeBody(request)) {
+        received = await receiveBody(body, !upload, services.spoolFolder);
+        body = received.stream;
+      }
       if (kind.kind === 'document') return await documentUpload(request, body);
       if (kind.kind === 'multipart') return await formUpload(request, body, kind.boundary);
       return await jsonCreate(request, body);
@@ -232,6 +240,7 @@ export const createQso: Handler = async (request) => {
       throw error;
     }
   } finally {
+    await received?.discard();
     release?.();
   }
 };

@@ -29,13 +29,27 @@ interface UploadSettings {
   policy: ImportPolicy;
 }
 
-/** `Prefer: respond-async` (RFC 7240), or `async=true` for clients that cannot set headers (a plain HTML form). */
+/** `Prefer: respond-async` (RFC 7240). */
+function prefersAsync(request: RequestContext): boolean {
+  return /(?:^|,)\s*respond-async\s*(?:[;,]|$)/i.test(request.ctx.get('prefer'));
+}
+
+/** `Prefer: respond-async`, or `async=true` for clients that cannot set headers (a plain HTML form). */
 function wantsAsync(request: RequestContext, value: string | undefined): boolean {
-  if (/(?:^|,)\s*respond-async\s*(?:[;,]|$)/i.test(request.ctx.get('prefer'))) return true;
+  if (prefersAsync(request)) return true;
   if (value === undefined) return false;
   const flag = asBoolean(value);
   if (flag === undefined) throw validationError('Parameter "async" must be true or false', { field: 'async' });
   return flag;
+}
+
+/**
+ * Whether a file upload asks for a background import before its body is read (the header, or
+ * `async` in the query): its body then goes straight to the job's spool. A form's `async` field
+ * is only known once read.
+ */
+export function asyncBeforeBody(request: RequestContext): boolean {
+  return prefersAsync(request) || asBoolean(request.query.async) === true;
 }
 
 async function uploadSettings(request: RequestContext, values: Readonly<Record<string, string>>): Promise<UploadSettings> {
