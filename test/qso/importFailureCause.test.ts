@@ -34,12 +34,12 @@ t.test('a v2 ADIF import whose backend is terminated mid-way: 500, logged with t
       // received whole before the import starts, and the import then reads it back.
       const document = `<EOH>${Array.from({ length: 30 }, (_, n) => records(n * 100)).join('')}`;
       req.end(`{"station_profile_id":${op.stationId},"import_type":"adif","dryrun":false,"adif":${JSON.stringify(document)}}`);
-      // The import's backend, once it is writing into its staging table.
+      // The import's backend, once it is writing its rows (straight into qso, or through staging).
       let pid: number | undefined;
       for (let i = 0; i < 500 && pid === undefined; i++) {
         const { rows } = await db.pool.query<{ pid: number }>(
           `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
-              AND state <> 'idle' AND query LIKE '%import_staging%'`);
+              AND state <> 'idle' AND (query LIKE '%import_staging%' OR query LIKE 'COPY qso %')`);
         pid = rows[0]?.pid;
         if (pid === undefined) await sleep(20);
       }
