@@ -205,7 +205,8 @@ t.test('a failed import stores nothing, after one batch and after several', asyn
       for (let i = 0; i < 1000; i++) {
         const { rows } = await pool.query<{ pid: number }>(
           `SELECT pid FROM pg_stat_activity
-            WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL AND query LIKE '%import_staging%'`,
+            WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL
+              AND (query LIKE '%import_staging%' OR query LIKE 'COPY qso %')`,
         );
         if (rows.length === 1 && (await inserts()) - since >= batches) return rows[0]!.pid;
         await sleep(10);
