@@ -76,7 +76,8 @@ const TOKEN_SCOPES: Scope[] = ['qso:read', 'qso:write', 'confirmation:read'];
 /**
  * Gives the generated confirmations (status 'Y') their received dates, 0–399 days after the QSO
  * (from its id, so the same in every database), except 2 % of the cards, received undated as
- * some loggers record them: the confirmation list's rows. An UPDATE through the write lock, so
+ * some loggers record them (an odd modulus: the two users' ids alternate): the confirmation
+ * list's rows. An UPDATE through the write lock, so
  * the counting trigger keeps the count tables exact. Databases generated before 2026-12-06 had
  * no dates; one that has them is left alone. True when it dated.
  */
@@ -88,7 +89,7 @@ async function dateConfirmations(db: pg.Pool, userIds: readonly number[]): Promi
   const { rowCount } = await inQsoTransaction(db, userIds, (client) => client.query(
     `UPDATE qso SET lotw_qslrdate = CASE WHEN lotw_qsl_rcvd = 'Y' THEN ${after(7919)} END,
                     eqsl_qslrdate = CASE WHEN eqsl_qsl_rcvd = 'Y' THEN ${after(6271)} END,
-                    qslrdate = CASE WHEN qsl_rcvd = 'Y' AND id % 50 <> 0 THEN ${after(5381)} END,
+                    qslrdate = CASE WHEN qsl_rcvd = 'Y' AND id % 49 <> 0 THEN ${after(5381)} END,
                     qrzcom_qso_download_date = CASE WHEN qrzcom_qso_download_status = 'Y' THEN ${after(4513)} END,
                     clublog_qso_download_date = CASE WHEN clublog_qso_download_status = 'Y' THEN ${after(3833)} END
       WHERE 'Y' IN (lotw_qsl_rcvd, eqsl_qsl_rcvd, qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status)`,
