@@ -372,6 +372,31 @@ t.test('pages at any offset are the same rows as one whole merge from the newest
       }
     }
   }
+
+  // A deep page's cost is the merge of every row before it; the sort by type rank above the merge
+  // doubled it (benchmarks/RESULTS.md, "Confirmation list"). With one type the merge's order is
+  // the page's, so nothing sorts the rows before the offset; with several, ties need the rank.
+  const client = await db.connect();
+  t.teardown(() => client.release());
+  // The ordered partial indexes as on a large log, where reading them beats sorting the table.
+  await client.query('SET enable_seqscan = off');
+  const planOf = async (types: ConfirmationFilters['types']): Promise<string> => {
+    let plan = '';
+    const explaining = {
+      query: async (statement: { text: string; values: unknown[] }) => {
+        if (!/\bpage AS \(/.test(statement.text)) return client.query(statement);
+        const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (COSTS OFF) ${statement.text}`, statement.values);
+        plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+        return { rows: [{ total: 0, qso_id: null }] };
+      },
+    } as unknown as typeof db;
+    const filters: ConfirmationFilters = { scope: scopes[0]!, types, since: null, qsoSince: null, qsoUntil: null, band: null, mode: null, callsign: null };
+    await listConfirmations(explaining, filters, 40, 300);
+    return plan;
+  };
+  // The page's Limit (its offset) reads the merge itself, or a sort of it.
+  t.match(await planOf(['eqsl']), /Limit\n\s*->\s+Merge Append/, 'one type: the page reads the merge as it comes');
+  t.match(await planOf(CONFIRMATION_KEYS), /Limit\n\s*->\s+(Incremental )?Sort\n/, 'all types: ties on one QSO sorted by type rank');
 });
 
 t.test('a page and its total come from one snapshot while confirmations arrive', async (t) => {
