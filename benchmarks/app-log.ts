@@ -3,9 +3,10 @@
  * /app/session as the app does, then time over HTTP the requests the Log page makes with the
  * session's api_token (the station list, the first page, a filtered page, the next page; each
  * page answers its total in `meta`), p50 / p99 against a ceiling (one QSO by its id) taken
- * between them; then, in Chromium, the time from "Sign in" to the log's first row on the screen
- * and from a reload to it. The logs are benchmarks/lib/generatedLog.ts's (1M of the owner, 900k
- * in Home, and 1M of another user); `--reuse <database>` takes those of a kept database.
+ * between them, and the CPU each costs the server and the database; then, in Chromium, the
+ * time from "Sign in" to the log's first row on the screen and from a reload to it. The logs
+ * are benchmarks/lib/generatedLog.ts's (1M of the owner, 900k in Home, and 1M of another user);
+ * `--reuse <database>` takes those of a kept database.
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx benchmarks/app-log.ts \
  *     [--qsos 1000000] [--runs 50] [--reloads 5] [--keep | --reuse <database>] [--no-browser]
@@ -14,7 +15,8 @@ import { cpus, loadavg } from 'node:os';
 import { existsSync } from 'node:fs';
 import { setPassword } from '../lib/accounts/users.js';
 import { hashPassword } from '../lib/auth/passwords.js';
-import { LIST_LATENCY_HEAD, listLatencyRow, measureList, numberOption, percentile, scratchDatabase, timedGet } from './lib/scratch.js';
+import { LIST_LATENCY_HEAD, databaseName, listLatencyRow, measureList, numberOption, percentile, scratchDatabase, timedGet } from './lib/scratch.js';
+import { CpuMeter } from './lib/cpuMeter.js';
 import { startServe } from './lib/serveProcess.js';
 import { generateLogs } from './lib/generatedLog.js';
 
@@ -30,6 +32,7 @@ await setPassword(database.pool, ownerId, await hashPassword(PASSWORD));
 const { rows: [newest] } = await database.pool.query<{ id: number }>('SELECT max(id) AS id FROM qso WHERE station_id = $1', [home]);
 
 const server = await startServe(database.url, { workers: cpus().length });
+const meter = CpuMeter.available() ? new CpuMeter(server.pid, databaseName(database.url)) : null;
 const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
 try {
   const signIn = await fetch(`${server.url}/app/session`, {
@@ -54,7 +57,7 @@ try {
   for (const [, path] of requests) for (let i = 0; i < 3; i++) await timedGet(server.url + path, headers);
   console.log(`\nload before: ${load()}\n\n${LIST_LATENCY_HEAD}`);
   for (const [label, path] of requests) {
-    const measured = await measureList(server.url + path, ceilingUrl, headers, RUNS, 2);
+    const measured = await measureList(server.url + path, ceilingUrl, headers, RUNS, 2, meter);
     console.log(listLatencyRow(label, measured));
   }
   console.log(`load after: ${load()}`);

@@ -5,6 +5,7 @@ import { createToken } from '../../lib/auth/tokens.js';
 import { createKey } from '../../lib/auth/keys.js';
 import { inQsoTransaction } from '../../lib/qso/writeLock.js';
 import { secondsSince } from './scratch.js';
+import type { Scope } from '../../lib/auth/scopes.js';
 
 /** The generated logs of the list benchmarks: who owns what. */
 export interface GeneratedLog {
@@ -14,7 +15,7 @@ export interface GeneratedLog {
   portable: number;
   empty: number;
   otherStation: number;
-  /** A v2 token of the owner (qso:read, qso:write) and a v1 read-write key. */
+  /** A v2 token of the owner (qso:read, qso:write, confirmation:read) and a v1 read-write key. */
   token: string;
   v1Key: string;
 }
@@ -31,7 +32,7 @@ export async function generateLogs(db: pg.Pool, qsos: number): Promise<Generated
   const portable = await createStation(db, { userId: ownerId, name: 'Portable', callsign: 'DL1OWN/P', gridsquare: 'JO63' });
   const otherId = await createUser(db, { username: 'other', callsign: 'DL2OTH' });
   const otherStation = await createStation(db, { userId: otherId, name: 'Home', callsign: 'DL2OTH', gridsquare: 'JO40' });
-  const { token } = await createToken(db, { userId: ownerId, createdBy: ownerId, name: 'bench', scopes: ['qso:read', 'qso:write'], expiresAt: null });
+  const { token } = await createToken(db, { userId: ownerId, createdBy: ownerId, name: 'bench', scopes: TOKEN_SCOPES, expiresAt: null });
   const empty = await createStation(db, { userId: ownerId, name: 'Empty', callsign: 'DL1OWN', gridsquare: 'JO62QM' });
   const { key: v1Key } = await createKey(db, ownerId, 'rw');
 
@@ -64,9 +65,37 @@ export async function generateLogs(db: pg.Pool, qsos: number): Promise<Generated
     [home, portable, otherStation, qsos],
     );
   });
+  await dateConfirmations(db, [ownerId, otherId]);
   await db.query('VACUUM ANALYZE qso');
   console.log(`generated ${2 * qsos} QSOs in ${secondsSince(start).toFixed(0)} s`);
   return { ownerId, home, portable, empty, otherStation, token, v1Key };
+}
+
+const TOKEN_SCOPES: Scope[] = ['qso:read', 'qso:write', 'confirmation:read'];
+
+/**
+ * Gives the generated confirmations (status 'Y') their received dates, 0–399 days after the QSO
+ * (from its id, so the same in every database), except 2 % of the cards, received undated as
+ * some loggers record them (an odd modulus: the two users' ids alternate): the confirmation
+ * list's rows. An UPDATE through the write lock, so
+ * the counting trigger keeps the count tables exact. Databases generated before 2026-12-06 had
+ * no dates; one that has them is left alone. True when it dated.
+ */
+async function dateConfirmations(db: pg.Pool, userIds: readonly number[]): Promise<boolean> {
+  const { rows: [dated] } = await db.query('SELECT 1 FROM qso WHERE lotw_qslrdate IS NOT NULL LIMIT 1');
+  if (dated) return false;
+  const start = process.hrtime.bigint();
+  const after = (salt: number) => `(time_on::date + ((id * ${salt}) % 400)::int)`;
+  const { rowCount } = await inQsoTransaction(db, userIds, (client) => client.query(
+    `UPDATE qso SET lotw_qslrdate = CASE WHEN lotw_qsl_rcvd = 'Y' THEN ${after(7919)} END,
+                    eqsl_qslrdate = CASE WHEN eqsl_qsl_rcvd = 'Y' THEN ${after(6271)} END,
+                    qslrdate = CASE WHEN qsl_rcvd = 'Y' AND id % 49 <> 0 THEN ${after(5381)} END,
+                    qrzcom_qso_download_date = CASE WHEN qrzcom_qso_download_status = 'Y' THEN ${after(4513)} END,
+                    clublog_qso_download_date = CASE WHEN clublog_qso_download_status = 'Y' THEN ${after(3833)} END
+      WHERE 'Y' IN (lotw_qsl_rcvd, eqsl_qsl_rcvd, qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status)`,
+  ));
+  console.log(`dated the confirmations of ${rowCount} QSOs in ${secondsSince(start).toFixed(0)} s`);
+  return true;
 }
 
 /**
@@ -78,9 +107,10 @@ async function generatedEarlier(db: pg.Pool): Promise<GeneratedLog | null> {
     `SELECT o.id AS owner_id, t.id AS other_id FROM users o, users t WHERE o.username = 'owner' AND t.username = 'other'`,
   );
   if (!found) return null;
+  if (await dateConfirmations(db, [found.owner_id, found.other_id])) await db.query('VACUUM ANALYZE qso');
   const station = async (userId: number, name: string): Promise<number> =>
     (await db.query<{ id: number }>('SELECT id FROM stations WHERE user_id = $1 AND name = $2', [userId, name])).rows[0]!.id;
-  const { token } = await createToken(db, { userId: found.owner_id, createdBy: found.owner_id, name: 'bench', scopes: ['qso:read', 'qso:write'], expiresAt: null });
+  const { token } = await createToken(db, { userId: found.owner_id, createdBy: found.owner_id, name: 'bench', scopes: TOKEN_SCOPES, expiresAt: null });
   const { rows: [counted] } = await db.query<{ n: string }>('SELECT count(*) AS n FROM qso');
   console.log(`reusing the generated log of ${counted!.n} QSOs`);
   return {

@@ -191,7 +191,16 @@ async function pageRows(
   // The scope's operator rule, spelled out here because the stations go into each branch singly.
   if (filters.scope.operator !== null) shared.push(`q.operator = ${params.add(filters.scope.operator)}`);
   const since = filters.since === null ? null : params.add(filters.since);
-  const branchLimit = params.add(offset + limit);
+  // The branches merge in (date, id) order as they come, and the page's window of that merge
+  // starts `slack` rows early and ends `slack` rows late: one QSO's rows tie on (date, id), at
+  // most one per type, so a row's place in the full order (type rank breaking the ties) is at
+  // most `slack` from its place in the merge. Ordering the merge by the rank too made
+  // PostgreSQL sort every row before the offset again (an Incremental Sort, half of a deep
+  // page's time: benchmarks/RESULTS.md, "Confirmation list").
+  const slack = filters.types.length - 1;
+  const windowStart = Math.max(0, offset - slack);
+  const windowEnd = offset + limit + slack;
+  const branchLimit = params.add(windowEnd);
   const branches: string[] = [];
   for (const stationId of filters.scope.stationIds) {
     const station = params.add(stationId);
@@ -210,11 +219,21 @@ async function pageRows(
     : 'page JOIN qso q ON q.id = page.qso_id';
   const { rows } = await db.query<PageRow & { total?: number }>(shapedStatement(
     db,
-    `WITH page AS (
+    `WITH merged AS (
        SELECT c.qso_id, c.type_rank, c.confirmation_date
          FROM (${branches.join('\n UNION ALL ')}) c
-        ORDER BY c.confirmation_date DESC, c.qso_id, c.type_rank
-        LIMIT ${params.add(limit)} OFFSET ${params.add(offset)})
+        ORDER BY c.confirmation_date DESC, c.qso_id
+        LIMIT ${params.add(windowEnd - windowStart)} OFFSET ${params.add(windowStart)}),
+     -- Each row's place in the full order: the rows before the window, the window's rows of an
+     -- earlier (date, id), and its own QSO's rows of a lower type rank. Only the window's first
+     -- QSO can have rows before the window, and those rows all lie before the page.
+     placed AS (
+       SELECT m.*, ${params.add(windowStart)}::int - 2 + rank() OVER (ORDER BY m.confirmation_date DESC, m.qso_id)
+                   + row_number() OVER (PARTITION BY m.confirmation_date, m.qso_id ORDER BY m.type_rank) AS place
+         FROM merged m),
+     page AS (
+       SELECT qso_id, type_rank, confirmation_date FROM placed
+        WHERE place >= ${params.add(offset)} AND place < ${params.add(offset + limit)})
      SELECT ${withTotal ? 'n.total, ' : ''}page.qso_id, page.type_rank, to_char(page.confirmation_date, 'YYYY-MM-DD') AS confirmation_date,
             q.call AS callsign, to_char(q.time_on, 'YYYY-MM-DD HH24:MI:SS') AS qso_date, q.mode, q.band,
             q.submode, q.gridsquare, q.vucc_grids, q.sat_name, q.sat_mode
