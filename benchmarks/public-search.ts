@@ -41,7 +41,8 @@ const commits = async () => Number((await db.query<{ n: string }>('SELECT xact_c
 let written = 0;
 const writer = WRITES <= 0 ? undefined : setInterval(() => {
   inStationQsoTransaction(db, [home], (client) =>
-    client.query(`INSERT INTO qso (station_id, call, time_on, band, mode) VALUES ($1, $2, now() AT TIME ZONE 'UTC', '20m', 'CW')`, [home, calls[written % CALLS]]))
+    // A time within the last day, so that runs on a kept database do not write duplicates (qso_dupe_key's minute).
+    client.query(`INSERT INTO qso (station_id, call, time_on, band, mode) VALUES ($1, $2, (now() AT TIME ZONE 'UTC') - random() * interval '1 day', '20m', 'CW')`, [home, calls[written % CALLS]]))
     .then(() => { written++; }, (error: Error) => console.error('write failed:', error.message));
 }, 1000 / WRITES);
 

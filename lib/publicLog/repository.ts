@@ -15,13 +15,31 @@ export interface PublishedLogbook {
   stations: Array<{ callsign: string; gridsquare: string; dxcc: number | null }>;
 }
 
+/** A QSO row written by a transaction a snapshot does not see: its id and its base call (the search's rule). */
+export interface WrittenQso {
+  id: number;
+  base: string;
+}
+
+/** What committed since a snapshot, on the logbook's locations (written) and its owner's tombstones (deleted). */
+export interface LogChanges {
+  written: WrittenQso[];
+  deleted: number[];
+}
+
 export interface PublishedState {
   logbook: PublishedLogbook;
-  /** A QSO of the logbook's locations was written or deleted by a transaction `snapshot` does not see. */
-  changedSince: boolean;
-  /** The statement's own snapshot (pg_snapshot text): answers read after it are at least this fresh. */
+  /**
+   * The QSOs written or deleted by transactions `snapshot` (the argument) does not see; null
+   * when there was no snapshot or more than CHANGES_LISTED of them: anything may have changed.
+   */
+  changes: LogChanges | null;
+  /** The snapshot (pg_snapshot text) of the statement the state is complete up to: answers read after it are at least this fresh. */
   snapshot: string;
 }
+
+/** Changed rows listed at most (written and deleted together); beyond, a check answers "everything". */
+export const CHANGES_LISTED = 500;
 
 /** readPublishedState's statement: $1 the slug, $2 the snapshot (pg_snapshot text) or null. */
 export const PUBLISHED_STATE_SQL = `SELECT json_build_object(
@@ -47,17 +65,40 @@ export const PUBLISHED_STATE_SQL = `SELECT json_build_object(
       WHERE l.slug = $1 AND l.public`;
 
 /**
+ * What committed after the snapshot $3: the QSOs of the locations $1 written since (id, base
+ * call) and the tombstones of owner $2's QSOs deleted since, at most CHANGES_LISTED + 1 of each
+ * (per location), and the statement's own snapshot, up to which the lists are complete.
+ */
+const CHANGES_SQL = `SELECT coalesce(wr.list, '[]') AS written, coalesce(dl.list, '[]') AS deleted, pg_current_snapshot()::text AS snapshot
+       FROM (SELECT json_agg(json_build_object('id', w.id, 'base', public_log_base_call(w.call))) AS list
+               FROM unnest($1::int[]) AS sid
+              CROSS JOIN LATERAL (SELECT q.id, q.call FROM qso q
+                                   WHERE q.station_id = sid AND q.txid >= pg_snapshot_xmin($3::pg_snapshot)
+                                     AND NOT pg_visible_in_snapshot(q.txid, $3::pg_snapshot)
+                                   ORDER BY q.txid DESC LIMIT ${CHANGES_LISTED + 1}) AS w) AS wr,
+            (SELECT json_agg(d.qso_id) AS list
+               FROM (SELECT d.qso_id FROM qso_deletions d
+                      WHERE d.user_id = $2 AND d.txid >= pg_snapshot_xmin($3::pg_snapshot)
+                        AND NOT pg_visible_in_snapshot(d.txid, $3::pg_snapshot)
+                      ORDER BY d.txid DESC LIMIT ${CHANGES_LISTED + 1}) AS d) AS dl`;
+
+/**
  * One statement a request: the published logbook behind `slug` (null for an unknown or
  * unpublished one: the same index probe either way) and whether anything committed after
- * `snapshot` (the one its cached answer was read in) wrote its QSOs. Rows carry the writing
- * transaction's id (txid, sql/007), so "not visible in the snapshot" is exact whatever order
- * transactions commit in; the index (station_id, txid) bounds it to the recent writes.
+ * `snapshot` (the one its cached answers were read in) wrote or deleted its QSOs; only then a
+ * second one lists what (CHANGES_SQL), with its own, later snapshot, which the state carries.
+ * Rows and tombstones carry the writing transaction's id (txid, sql/007), so "not visible in
+ * the snapshot" is exact whatever order transactions commit in; the indexes (station_id, txid)
+ * and (user_id, txid) bound it to the recent writes. A QSO moved to another location leaves a
+ * tombstone too.
  *
- * Named, so a connection plans it once: after five runs PostgreSQL keeps a generic plan, which
- * cannot see how recent the snapshot is. Each probe is therefore a walk down an index (per
- * station or owner, newest txid first, LIMIT 1) that no plan does cheaper with a table scan, in
- * a subquery of its own (EXISTS drops a LIMIT written directly in it); a plain EXISTS got a
- * sequential scan of qso as its generic plan (70 ms against 0.1 on 100k QSOs).
+ * The first is named, so a connection plans it once: after five runs PostgreSQL keeps a generic
+ * plan, which cannot see how recent the snapshot is. Each probe is therefore a walk down an index
+ * (per station or owner, newest txid first, LIMIT 1) that no plan does cheaper with a table
+ * scan, in a subquery of its own (EXISTS drops a LIMIT written directly in it); a plain EXISTS
+ * got a sequential scan of qso as its generic plan (70 ms against 0.1 on 100k QSOs). The listing
+ * is apart because its generic plan, costed for thousands of rows, is never chosen: planned
+ * each time, it tripled the cost of every check.
  */
 export async function readPublishedState(db: Queryable, slug: string, snapshot: string | null): Promise<PublishedState | null> {
   const { rows } = await db.query<{ logbook: PublishedLogbook; changed: boolean; snapshot: string }>({
@@ -66,7 +107,12 @@ export async function readPublishedState(db: Queryable, slug: string, snapshot: 
     values: [slug, snapshot],
   });
   const row = rows[0];
-  return row ? { logbook: row.logbook, changedSince: row.changed, snapshot: row.snapshot } : null;
+  if (!row) return null;
+  if (snapshot === null) return { logbook: row.logbook, changes: null, snapshot: row.snapshot };
+  if (!row.changed) return { logbook: row.logbook, changes: { written: [], deleted: [] }, snapshot: row.snapshot };
+  const listed = (await db.query<{ written: WrittenQso[]; deleted: number[]; snapshot: string }>(CHANGES_SQL, [row.logbook.stationIds, row.logbook.userId, snapshot])).rows[0]!;
+  const complete = listed.written.length + listed.deleted.length <= CHANGES_LISTED;
+  return { logbook: row.logbook, changes: complete ? { written: listed.written, deleted: listed.deleted } : null, snapshot: listed.snapshot };
 }
 
 export interface RecentQsoRow {
@@ -124,6 +170,13 @@ export interface SearchSlotRow {
   times: string[];
 }
 
+/** A search's rows and what they were read from: the base call matched on and the QSOs counted. */
+export interface SearchRows {
+  base: string;
+  ids: number[];
+  slots: SearchSlotRow[];
+}
+
 /** Times listed per slot at most (the latest). */
 export const SEARCH_TIMES = 20;
 
@@ -131,17 +184,23 @@ export const SEARCH_TIMES = 20;
  * The band and mode slots where `call` (upper case) is in the log. A call with a '/' matches
  * only itself; one without matches every QSO whose public_log_base_call (sql/046) it is.
  * Both seek qso_dupe_key, which leads with (station_id, public_log_base_call(call)) (sql/054).
+ * `base` and `ids` say which changes can alter the answer (lib/publicLog/cache.ts): a QSO
+ * written with that base, or one of those QSOs rewritten or deleted.
  */
-export async function searchPublicLog(db: Queryable, stationIds: number[], call: string): Promise<SearchSlotRow[]> {
+export async function searchPublicLog(db: Queryable, stationIds: number[], call: string): Promise<SearchRows> {
   const exact = call.includes('/');
-  const { rows } = await db.query<SearchSlotRow>({
+  const { rows } = await db.query<SearchRows>({
     name: 'public_log_search',
-    text: `SELECT band, ${MODE} AS mode, bool_or(qsl_rcvd = 'Y' OR lotw_qsl_rcvd = 'Y') AS confirmed, count(*)::int AS qsos,
-            (array_agg(to_char(time_on, 'YYYY-MM-DD"T"HH24:MI:SS"Z"') ORDER BY time_on DESC))[1:${SEARCH_TIMES}] AS times
-       FROM qso
-      WHERE station_id = ANY ($1) AND public_log_base_call(call) = public_log_base_call($2) AND ($3 = false OR upper(call) = $2)
-      GROUP BY 1, 2 ORDER BY 1, 2`,
+    text: `WITH hit AS (
+             SELECT id, band, ${MODE} AS mode, qsl_rcvd = 'Y' OR lotw_qsl_rcvd = 'Y' AS confirmed, time_on FROM qso
+              WHERE station_id = ANY ($1) AND public_log_base_call(call) = public_log_base_call($2) AND ($3 = false OR upper(call) = $2))
+           SELECT public_log_base_call($2) AS base,
+                  coalesce((SELECT json_agg(id ORDER BY id) FROM hit), '[]') AS ids,
+                  coalesce((SELECT json_agg(s ORDER BY s.band, s.mode)
+                              FROM (SELECT band, mode, bool_or(confirmed) AS confirmed, count(*)::int AS qsos,
+                                           (array_agg(to_char(time_on, 'YYYY-MM-DD"T"HH24:MI:SS"Z"') ORDER BY time_on DESC))[1:${SEARCH_TIMES}] AS times
+                                      FROM hit GROUP BY 1, 2) AS s), '[]') AS slots`,
     values: [stationIds, call, exact],
   });
-  return rows;
+  return rows[0]!;
 }

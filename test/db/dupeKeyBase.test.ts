@@ -54,7 +54,7 @@ t.test('the duplicate key holds the base call: duplicates refused, lookups by ca
   const search = (await pool.query<{ 'QUERY PLAN': string }>(
     `EXPLAIN SELECT count(*) FROM qso WHERE station_id = ANY ($1) AND public_log_base_call(call) = public_log_base_call($2)`, [[stationId], 'G4ABC'])).rows.map((r) => r['QUERY PLAN']).join('\n');
   t.match(search, /qso_dupe_key/, 'the public search reads the duplicate key');
-  const slots = await searchPublicLog(pool, [stationId], 'G4ABC');
+  const { slots } = await searchPublicLog(pool, [stationId], 'G4ABC');
   const { rows: [expected] } = await pool.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM qso WHERE station_id = $1 AND call IN ('G4ABC', 'G4ABC/P', 'EA8/G4ABC')`, [stationId]);
   t.equal(slots.reduce((sum, slot) => sum + slot.qsos, 0), expected!.n, 'the search finds the call and its portable forms');
