@@ -1,4 +1,4 @@
-import type { Writable } from 'node:stream';
+import { PassThrough, Writable, type Readable } from 'node:stream';
 import { ApiError, validationError } from '../errors.js';
 import { writeWithBackPressure } from '../../export/backPressure.js';
 
@@ -192,4 +192,31 @@ export async function readMultipart(body: AsyncIterable<Buffer>, boundary: strin
     throw error;
   }
   return { file: sawFile };
+}
+
+/**
+ * The form's bytes passed on unchanged while readMultipart checks them as they arrive: a body
+ * received before its import (receivedBody.ts) still fails at its first malformed byte or field
+ * beyond FORM_LIMITS, instead of after all of it was decompressed and spooled.
+ */
+export function checkedForm(body: Readable, boundary: string): Readable {
+  const out = new PassThrough();
+  // Its reader may have stopped first (the body refused for another cause); the check's error
+  // then has no other listener.
+  out.on('error', () => undefined);
+  async function* passed(): AsyncGenerator<Buffer> {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      await writeWithBackPressure(out, chunk);
+      yield chunk;
+    }
+  }
+  readMultipart(passed(), boundary, {
+    onField: () => undefined,
+    onFile: async () => {
+      // readMultipart destroys the file's sink with the form's error; `out` carries that error on.
+      const discard = new Writable({ write: (_chunk, _encoding, callback) => callback() });
+      return discard.on('error', () => undefined);
+    },
+  }).then(() => out.end(), (error: Error) => out.destroy(error));
+  return out;
 }

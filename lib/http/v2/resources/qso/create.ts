@@ -3,6 +3,7 @@ import { conflict, validationError } from '../../../errors.js';
 import { isBlank } from '../../../../input/jsonValues.js';
 import { decodedBody, stopReading } from '../../../upload/bodyStream.js';
 import { bodyKind } from '../../../upload/bodyKind.js';
+import { checkedForm } from '../../../upload/multipart.js';
 import { takesUploadSlot } from '../../../upload/uploadSlots.js';
 import { receiveBody, type ReceivedBody } from '../../../upload/receivedBody.js';
 import { created } from '../../created.js';
@@ -228,7 +229,7 @@ export const createQso: Handler = async (request) => {
       const kind = await bodyKind(ctx.request.type, ctx.get('content-type'), body);
       // Every import but a background one (whose spool is its job's) starts once the body is in.
       if (kind.kind === 'json' || !asyncBeforeBody(request)) {
-        received = await receiveBody(body, !upload, services.spoolFolder);
+        received = await receiveBody(kind.kind === 'multipart' ? checkedForm(body, kind.boundary) : body, !upload, services.spoolFolder);
         body = received.stream;
       }
       if (kind.kind === 'document') return await documentUpload(request, body);
