@@ -15,9 +15,8 @@ import { TextSlabs, type TextPiece } from './textSlabs.js';
  * When one has (the unique index qso_dupe_key objects), the batch's COPY is rolled back to its
  * savepoint, its rows are COPYed into a private temporary table instead (no indexes, no WAL,
  * invisible to other sessions) and moved into `qso` with INSERT … ON CONFLICT DO NOTHING, which
- * drops the rows that lost the race. Rows to match with stored QSOs (confirm and merge policies)
- * always go through that table, and are matched when their batch ends. A dry run stages its rows
- * to insert too, and only counts them.
+ * drops the rows that lost the race. Rows to match (confirm and merge policies) always go through
+ * that table, matched when their batch ends; a dry run stages its rows to insert and counts them.
  */
 
 const COLUMN_LIST = INSERT_COLUMNS.map((column) => column.name).join(', ');
@@ -161,12 +160,8 @@ interface QueuedPiece {
  * PostgreSQL work at the same time. The text is kept in reused slabs (TextSlabs): a slab is
  * recycled once the COPYs its text went into have finished, when PostgreSQL has read every byte
  * of it; a COPY into qso keeps its text until then, for the staging table if it loses a race.
- *
- * The queue is the writer's own rather than Writable's buffer: a Writable over its high-water
- * mark resumes its producer only once its buffer is empty ('drain'), so the parser would sit out
- * every other batch with a part-full queue, then leave PostgreSQL waiting while it refilled
- * (measured: 4.5 s of 23 s on a million QSOs). Here the producer's callback is returned as soon
- * as there is room again.
+ * The queue is the writer's own: Writable's buffer resumes its producer only once empty, which
+ * would idle the parser every other batch (benchmarks/RESULTS.md, "Import").
  */
 export class StagingWriter extends Writable {
   private copy: RunningCopy | null = null;

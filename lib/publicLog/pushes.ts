@@ -14,9 +14,7 @@ import { publishedLogbook, publishedLogbooksOver, type PublishedRef } from './pu
  * more than the JSON: `{type: 'public_log', log}`. Only the map's worked positions are sent as
  * changes against this process's previous push (`qsos: 0` is a position gone), whole
  * (`map.complete: true`) on its first push of a logbook; a page that reconnects refetches the JSON.
- *
- * The work runs after the request, never inside it, and coalesces: changes arriving while a
- * logbook's push is being made share the next one, so an import costs one push per batch or fewer.
+ * The work runs after the request and coalesces: changes arriving meanwhile share the next push.
  */
 export interface PublicLogPush {
   type: 'public_log';

@@ -84,21 +84,12 @@ const CHANGES_SQL = `SELECT coalesce(wr.list, '[]') AS written, coalesce(dl.list
 
 /**
  * One statement a request: the published logbook behind `slug` (null for an unknown or
- * unpublished one: the same index probe either way) and whether anything committed after
- * `snapshot` (the one its cached answers were read in) wrote or deleted its QSOs; only then a
- * second one lists what (CHANGES_SQL), with its own, later snapshot, which the state carries.
- * Rows and tombstones carry the writing transaction's id (txid, sql/007), so "not visible in
- * the snapshot" is exact whatever order transactions commit in; the indexes (station_id, txid)
- * and (user_id, txid) bound it to the recent writes. A QSO moved to another location leaves a
- * tombstone too.
- *
- * The first is named, so a connection plans it once: after five runs PostgreSQL keeps a generic
- * plan, which cannot see how recent the snapshot is. Each probe is therefore a walk down an index
- * (per station or owner, newest txid first, LIMIT 1) that no plan does cheaper with a table
- * scan, in a subquery of its own (EXISTS drops a LIMIT written directly in it); a plain EXISTS
- * got a sequential scan of qso as its generic plan (70 ms against 0.1 on 100k QSOs). The listing
- * is apart because its generic plan, costed for thousands of rows, is never chosen: planned
- * each time, it tripled the cost of every check.
+ * unpublished one: the same index probe either way) and whether a commit after `snapshot` wrote
+ * or deleted its QSOs; only then a second one lists what (CHANGES_SQL), in its own later snapshot.
+ * Rows and tombstones carry their transaction's txid (sql/007), so "not visible in the snapshot"
+ * is exact in any commit order. The first is named and its generic plan must stay index walks
+ * (per station or owner, newest txid first, LIMIT 1 in a subquery of its own): a plain EXISTS
+ * plans a scan of qso (test/public/publicLog.test.ts; RESULTS.md, "Public log search").
  */
 export async function readPublishedState(db: Queryable, slug: string, snapshot: string | null): Promise<PublishedState | null> {
   const { rows } = await db.query<{ logbook: PublishedLogbook; changed: boolean; snapshot: string }>({

@@ -16,12 +16,10 @@ import { requireSession } from './session.js';
  * GET /app/export.adi: the QSOs of the Log page's filter (the v2 list's parameters: callsign,
  * band, mode, qso_since, qso_until, qsl_filter, station_id) as an ADIF file the browser downloads,
  * streamed from the export's COPY (lib/export/query.ts), never held whole here or in the page.
- *
  * A plain link, so no X-CSRF-Token: it changes nothing, the SameSite=Strict cookie never comes
  * from another site's page and the router refuses other origins (Origin, Sec-Fetch-Site). It
  * reads with the session's own v2 token, so the v2 list's rules hold: scope qso:read, the owner's
- * (or the club's) locations, one operator for a club member below officer level, and the token's
- * `api_v2_qso` rate limit.
+ * (or club's) locations, a member's own QSOs below officer level, the `api_v2_qso` rate limit.
  */
 export function exportRoutes(router: Router, services: Services): void {
   router.get('/export.adi', async (ctx) => {

@@ -19,8 +19,7 @@ const sortCost = (matches: number, reach: number): number => matches * (reach > 
  * walk passes the scope's QSOs made before the range (what it passes first in a log stored in
  * time order), then the page's reach divided by the share of the range's QSOs that match. With
  * band, mode, qsl_filter the range's matches are estimated from the log's share of them
- * (qso_counts against the scope's total). A log stored otherwise may be judged wrongly either
- * way, and then costs what every such page cost before.
+ * (qso_counts against the scope's total); a log stored otherwise may be judged wrongly.
  */
 async function sortsMatches(client: Pick<pg.PoolClient, 'query'>, list: ListQuery): Promise<boolean> {
   const { from, to } = list.days;
