@@ -9,23 +9,13 @@ import { bucketScopeOn, scopeOn, where, type ListQuery, type Sql } from './query
 import { unchosen } from './plan.js';
 
 /**
- * `meta.total`, exact, read in the page's snapshot, without counting every matching QSO where
- * the counts writers maintain can answer (docs/api-v2/qso.md, "Totals"; docs/storage.md), the
- * way the planner chose (planList, lib/qso/list/plan.ts):
- * - no id bound: a sum over qso_counts (scope, band, mode, qsl_filter), or with no filter over
- *   the scope's months (qso_month_counts, far fewer rows);
- * - an id bound (since_id, every ADIF page) and no other filter: whole id blocks of
- *   qso_id_counts plus two partial blocks, so paging a log by since_id costs the same on every
- *   page instead of a count of the rest of the log;
- * - band, mode, qsl_filter on an ADIF page without since_id: qso_counts' sum less the QSOs from
- *   the page's cut on (a handful);
- * - since_id with band, mode, qsl_filter: the smaller side is counted, either the QSOs between
- *   the bounds or those before since_id (and from the cut on, a few) subtracted from
- *   qso_counts' sum;
- * - qso_since/qso_until alone: whole months of qso_month_counts plus the partial months at
- *   either end counted; on an ADIF page, less the range's QSOs from the page's cut on;
- * - callsign, or dates with since_id or with band, mode, qsl_filter: a count over the QSOs, from
- *   the filter's index (the time index holds the columns of band, mode and qsl_filter).
+ * `meta.total`, exact, read in the page's snapshot, from the counts writers maintain where they
+ * can answer, the way planList chose (lib/qso/list/plan.ts; docs/storage.md, docs/api-v2/qso.md):
+ * no id bound: qso_counts (band, mode, qsl_filter) or, unfiltered, qso_month_counts; an id bound
+ * alone: whole blocks of qso_id_counts plus two partial ones; band/mode/qsl_filter on an ADIF page:
+ * qso_counts less the QSOs from the page's cut on; since_id with those: the smaller side counted;
+ * dates alone: whole months plus the partial ends; callsign, or dates with since_id or with
+ * band/mode/qsl_filter: a count over the filter's index.
  */
 
 type Client = Pick<pg.PoolClient, 'query'>;
