@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Test } from 'tap';
 import { buildConfig } from '../../lib/config.js';
 import { createLogger, type Logger } from '../../lib/log.js';
@@ -35,8 +38,14 @@ export async function startTestServer(
   options: { config?: Record<string, unknown>; clock?: () => number; events?: EventPublisher; db?: Database; resources?: ResourceDefinition[]; logger?: Logger } = {},
 ): Promise<TestServer> {
   const db = options.db ?? (await testDatabase(t));
+  // Job spools are named by job id, and ids restart in every test database: test files running
+  // at once must not share a folder (a server's start-up removes the files its jobs do not hold).
+  const config = { ...options.config };
+  const jobs = (config.import_jobs ?? {}) as Record<string, unknown>;
+  const spoolDir = jobs.spool_dir === undefined ? mkdtempSync(join(tmpdir(), 'logbook-test-jobs-')) : null;
+  if (spoolDir) config.import_jobs = { ...jobs, spool_dir: spoolDir };
   const server = await startServer({
-    config: buildConfig(options.config ?? {}, {}),
+    config: buildConfig(config, {}),
     db,
     logger: options.logger ?? createLogger({}, true),
     port: 0,
@@ -45,7 +54,10 @@ export async function startTestServer(
     events: options.events,
     resources: options.resources,
   });
-  t.teardown(() => server.close());
+  t.teardown(async () => {
+    await server.close();
+    if (spoolDir) rmSync(spoolDir, { recursive: true, force: true });
+  });
   return {
     ...server,
     db,
