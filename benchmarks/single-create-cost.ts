@@ -2,8 +2,9 @@
  * A single create's database cost against the floor issue 51 sets: a one-row INSERT into qso
  * (every index, the foreign key, the counting and writer triggers) against the same INSERT into
  * a bare qso-shaped table (columns, defaults, identity; only the primary key and the duplicate
- * index), alternating, timed in the database (EXPLAIN ANALYZE's execution time, which includes
- * the AFTER triggers), with each trigger's own time as EXPLAIN reports it.
+ * index) and into a copy of qso with all its indexes but no trigger or foreign key, in turn,
+ * timed in the database (EXPLAIN ANALYZE's execution time, which includes the AFTER triggers),
+ * with each trigger's own time as EXPLAIN reports it.
  *
  *   DATABASE_URL=… npx tsx benchmarks/single-create-cost.ts [--runs 300] [--rounds 4]
  */
@@ -31,6 +32,7 @@ try {
   const { rows: indexes } = await db.pool.query<{ name: string; definition: string }>(
     "SELECT indexname AS name, indexdef AS definition FROM pg_indexes WHERE tablename = 'qso' AND indexname IN ('qso_pkey', 'qso_dupe_key')");
   for (const { name, definition } of indexes) await db.pool.query(definition.replace(` ${name} ON public.qso `, ` bare_${name} ON public.qso_bare `));
+  await db.pool.query('CREATE TABLE qso_indexed (LIKE qso INCLUDING ALL)');
   const client = await db.pool.connect();
   const plan = async (table: string): Promise<Plan> => {
     await client.query('BEGIN');
@@ -41,10 +43,11 @@ try {
     await client.query('ROLLBACK');
     return rows[0]!['QUERY PLAN'][0]!;
   };
-  const results = new Map<string, Plan[]>([['qso', []], ['qso_bare', []]]);
+  const tables = ['qso', 'qso_indexed', 'qso_bare'];
+  const results = new Map<string, Plan[]>(tables.map((table) => [table, []]));
   try {
     for (let round = 0; round < rounds; round++) {
-      for (const table of round % 2 ? ['qso_bare', 'qso'] : ['qso', 'qso_bare']) {
+      for (const table of [...tables.slice(round % 3), ...tables.slice(0, round % 3)]) {
         for (let i = 0; i < 20; i++) await plan(table); // plans cached in the session
         for (let i = 0; i < runs; i++) results.get(table)!.push(await plan(table));
       }
