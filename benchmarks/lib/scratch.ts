@@ -32,10 +32,10 @@ export function stringOption(name: string): string | null {
 
 /**
  * A migrated throw-away database on the server of DATABASE_URL, so that a benchmark's million
- * rows never touch a real log. `--reuse <name>` opens (and migrates) one kept by an earlier
- * run's `--keep` instead, and keeps it.
+ * rows never touch a real log (`migrated: false`: empty, for a benchmark of the migrations).
+ * `--reuse <name>` opens (and migrates) one kept by an earlier run's `--keep` instead, and keeps it.
  */
-export async function scratchDatabase(label: string): Promise<ScratchDatabase> {
+export async function scratchDatabase(label: string, { migrated = true } = {}): Promise<ScratchDatabase> {
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) throw new Error('set DATABASE_URL to a PostgreSQL server the benchmark may create a database on');
   const reused = stringOption('reuse');
@@ -46,7 +46,7 @@ export async function scratchDatabase(label: string): Promise<ScratchDatabase> {
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   if (reused === null) await admin.query(`CREATE DATABASE ${name}`);
-  const database = await openDatabase({ logger: createLogger({}, true), url: url.toString() });
+  const database = await openDatabase({ logger: createLogger({}, true), url: url.toString(), migrate: migrated });
   return {
     ...database,
     name,

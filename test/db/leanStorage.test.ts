@@ -1,8 +1,8 @@
 import t from 'tap';
-import type pg from 'pg';
 import { testDatabaseAt } from '../helpers/db.js';
 import { createOperator } from '../helpers/fixtures.js';
 import { seedQsos } from '../helpers/qsoRows.js';
+import { countTableMismatches } from '../helpers/countRecount.js';
 import { COUNT_TABLES } from '../../lib/db/countTables.js';
 import { migrate, migrationFiles } from '../../lib/db/migrate.js';
 import { beginQsoWriteForStations } from '../../lib/qso/writeLock.js';
@@ -15,28 +15,6 @@ import { projectRoot } from '../../lib/paths.js';
 const LEAN = '050_lean_storage';
 /** sql/050's ten; the public log search's of sql/046 folded into the duplicate key by sql/054 (docs/storage.md). */
 const MAX_QSO_INDEXES = 10;
-
-/** Each kept table's rows against a count of qso by the table's key (EXCEPT ALL: NULLs equal), as text. */
-async function mismatches(pool: pg.Pool): Promise<string[]> {
-  const keyOf: Record<string, string> = {
-    qso_counts: `band, mode, submode, CASE WHEN prop_mode = 'SAT' THEN 'SAT' END, CASE WHEN qsl_rcvd = 'Y' THEN 'Y' END,
-      CASE WHEN lotw_qsl_rcvd = 'Y' THEN 'Y' END, CASE WHEN eqsl_qsl_rcvd = 'Y' THEN 'Y' END,
-      CASE WHEN qrzcom_qso_download_status = 'Y' THEN 'Y' END, CASE WHEN clublog_qso_download_status = 'Y' THEN 'Y' END`,
-    qso_id_counts: 'id / 4096',
-    qso_month_counts: "date_trunc('month', time_on)",
-    qso_dxcc_counts: "dxcc, CASE WHEN qsl_rcvd = 'Y' THEN 'Y' END, CASE WHEN lotw_qsl_rcvd = 'Y' THEN 'Y' END",
-  };
-  const found: string[] = [];
-  for (const { name, columns } of COUNT_TABLES) {
-    const counted = `SELECT station_id, operator, ${keyOf[name]}, count(*) FROM qso GROUP BY ${columns.split(',').map((_, i) => i + 1).join(', ')}`;
-    const summed = `SELECT ${columns}, sum(n) FROM ${name} GROUP BY ${columns} HAVING sum(n) <> 0`;
-    const { rows } = await pool.query<{ side: string; key: string }>(
-      `SELECT 'counted' AS side, d::text AS key FROM (${counted} EXCEPT ALL ${summed}) d
-       UNION ALL SELECT 'summed', d::text FROM (${summed} EXCEPT ALL ${counted}) d`);
-    found.push(...rows.map((row) => `${name}, only ${row.side}: ${row.key}`));
-  }
-  return found;
-}
 
 t.test('the lean-storage migration keeps every total exact on a populated database, a writer committing meanwhile', async (t) => {
   const before = (await migrationFiles()).map((file) => file.replace(/\.sql$/, '')).filter((version) => version < LEAN).at(-1)!;
@@ -70,10 +48,10 @@ t.test('the lean-storage migration keeps every total exact on a populated databa
   await writer.query('COMMIT');
   t.ok((await migrating).includes(LEAN), 'the migration applied');
 
-  t.same(await mismatches(pool), [], 'every row of every table of counts against a count of qso');
+  t.same(await countTableMismatches(pool), [], 'every row of every table of counts against a count of qso');
   await seedQsos(pool, [owners[0]!.stationId], `UPDATE qso SET mode = 'FT8', time_on = time_on + interval '40 days' WHERE station_id = $1 AND id % 5 = 1`, [owners[0]!.stationId]);
   await seedQsos(pool, [owners[2]!.stationId], 'DELETE FROM qso WHERE station_id = $1 AND id % 4 = 0', [owners[2]!.stationId]);
-  t.same(await mismatches(pool), [], 'and after writes under the trigger the migration left');
+  t.same(await countTableMismatches(pool), [], 'and after writes under the trigger the migration left');
 
   const { rows: [shape] } = await pool.query<{ indexes: number; counts: string[] }>(
     `SELECT (SELECT count(*)::int FROM pg_index WHERE indrelid = 'qso'::regclass) AS indexes,

@@ -1,5 +1,4 @@
 import t from 'tap';
-import type pg from 'pg';
 import { Readable } from 'node:stream';
 import { startTestServer } from '../helpers/server.js';
 import { repeatCheck } from '../helpers/repeatedCheck.js';
@@ -8,6 +7,7 @@ import { seedQsos } from '../helpers/qsoRows.js';
 import { createStation } from '../../lib/accounts/stations.js';
 import { importAdif } from '../../lib/import/pipeline.js';
 import { compactQsoCounts } from '../../lib/qso/counts.js';
+import { countTableMismatches } from '../helpers/countRecount.js';
 import { COUNT_TABLES } from '../../lib/db/countTables.js';
 
 /** Filters as the list applies them, on QSOs (q) and on qso_counts (c); `$1` the stations, `$2` the operator. */
@@ -35,42 +35,6 @@ function adif(stationCall: string, round: number, count: number, operator: strin
     text += `<call:${call.length}>${call}<band:${band.length}>${band}<mode:${mode.length}>${mode}<qso_date:8>2024050${1 + (round % 9)}<time_on:4>${String(1000 + i).slice(-4)}${sat}${qsl}<operator:${operator.length}>${operator}<station_callsign:${stationCall.length}>${stationCall}<eor>\n`;
   }
   return text;
-}
-
-/**
- * Every row of every count table against a fresh count of qso (each table's own columns, the
- * bucket written out here rather than taken from the trigger's qso_count_key): what differs.
- */
-async function countTableMismatches(db: pg.Pool): Promise<string[]> {
-  const bucket = `band, mode, submode, CASE WHEN prop_mode = 'SAT' THEN 'SAT' END AS prop_mode,
-    CASE WHEN qsl_rcvd = 'Y' THEN 'Y' END AS qsl_rcvd, CASE WHEN lotw_qsl_rcvd = 'Y' THEN 'Y' END AS lotw_qsl_rcvd,
-    CASE WHEN eqsl_qsl_rcvd = 'Y' THEN 'Y' END AS eqsl_qsl_rcvd,
-    CASE WHEN qrzcom_qso_download_status = 'Y' THEN 'Y' END AS qrzcom_qso_download_status,
-    CASE WHEN clublog_qso_download_status = 'Y' THEN 'Y' END AS clublog_qso_download_status`;
-  const qslColumns = 'qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status';
-  const bucketColumns = `band, mode, submode, prop_mode, ${qslColumns}`;
-  // Each table: its key columns, and the rows of qso it counts (one per QSO, or per received type).
-  const monthly = `SELECT station_id, operator, date_trunc('month', time_on) AS month, ${bucket} FROM qso`;
-  const tables: Array<[string, string, string]> = [
-    ['qso_counts', `station_id, operator, ${bucketColumns}`, `SELECT station_id, operator, ${bucket} FROM qso`],
-    ['qso_id_counts', 'station_id, operator, block', 'SELECT station_id, operator, id / 4096 AS block FROM qso'],
-    ['qso_month_counts', 'station_id, operator, month', monthly],
-    ['qso_dxcc_counts', 'station_id, operator, dxcc, qsl_rcvd, lotw_qsl_rcvd', `SELECT station_id, operator, dxcc, ${bucket} FROM qso`],
-  ];
-  const found: string[] = [];
-  const declared = COUNT_TABLES.map(({ name }) => name).sort().join(', ');
-  if (tables.map(([table]) => table).sort().join(', ') !== declared) found.push(`the tables checked here are not those declared: ${declared}`);
-  for (const [table, columns, qsoRows] of tables) {
-    // EXCEPT compares NULLs as equal; groups summing to zero are no QSOs.
-    const counted = `SELECT ${columns}, count(*) AS n FROM (${qsoRows}) k GROUP BY ${columns}`;
-    const summed = `SELECT ${columns}, sum(n) AS n FROM ${table} GROUP BY ${columns} HAVING sum(n) <> 0`;
-    const { rows } = await db.query<{ side: string; key: string }>(
-      `SELECT 'counted' AS side, d::text AS key FROM (${counted} EXCEPT ALL ${summed}) d
-       UNION ALL SELECT 'summed', d::text FROM (${summed} EXCEPT ALL ${counted}) d`,
-    );
-    for (const row of rows) found.push(`${table}, only ${row.side}: ${row.key}`);
-  }
-  return found;
 }
 
 t.test('list totals from the counts stay exact under concurrent writers', async (t) => {
