@@ -8,6 +8,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createOperator, type Operator } from '../helpers/fixtures.js';
 import { testDatabase } from '../helpers/db.js';
 import { adifDocument } from './helpers.js';
+import { databaseKey } from '../../lib/import/jobs/jobStore.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const QUOTA = 1024 * 1024;
@@ -60,7 +61,7 @@ t.test('max_spool_bytes: at admission and while writing, for all live spools; ca
     const queued = await upload(op, document);
     t.equal(queued.status, 202, queued.text);
     jobs.push([op, idOf(queued)]);
-    const file = join(spoolDir, `job-${idOf(queued)}.spool`);
+    const file = join(spoolDir, `job-${await databaseKey(db)}-${idOf(queued)}.spool`);
     t.equal(statSync(file).mode & 0o777, 0o600, 'the spool file is the server user\'s only');
     const other = await createOperator(db, { callsign: 'DL3SPA' });
     const full = await upload(other, adifDocument(7000, 10_000));
@@ -128,6 +129,7 @@ t.test('start-up removes every orphan spool: of a job cancelled while queued bef
   const db = await testDatabase(t);
   const spoolDir = mkdtempSync(join(tmpdir(), 'logbook-orphans-'));
   const op = await createOperator(db.pool, { callsign: 'DL7SPA' });
+  const key = await databaseKey(db.pool);
   const dead = Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
   const row = async (state: string, host: string, pid: number) => {
     const { rows: [job] } = await db.pool.query<{ id: number }>(
@@ -135,14 +137,16 @@ t.test('start-up removes every orphan spool: of a job cancelled while queued bef
        VALUES ($1, $2, $3, $4, $5, 'before', '', 100) RETURNING id::int AS id`,
       [op.userId, op.stationId, state, host, pid],
     );
-    const path = join(spoolDir, `job-${job!.id}.spool`);
+    const path = join(spoolDir, `job-${key}-${job!.id}.spool`);
     await db.pool.query('UPDATE import_jobs SET spool_path = $2 WHERE id = $1', [job!.id, path]);
     writeFileSync(path, adifDocument(1));
     return path;
   };
   const cancelled = await row('cancelled', hostname(), dead);
-  const stray = join(spoolDir, 'job-999999.spool');
+  const stray = join(spoolDir, `job-${key}-999999.spool`);
   writeFileSync(stray, 'left over');
+  const otherDatabase = join(spoolDir, 'job-0123456789ab-999999.spool');
+  writeFileSync(otherDatabase, "another database's upload");
   const elsewhere = await row('queued', 'another-host', 1);
   const notOurs = join(spoolDir, 'notes.txt');
   writeFileSync(notOurs, 'an operator file');
@@ -152,6 +156,7 @@ t.test('start-up removes every orphan spool: of a job cancelled while queued bef
   t.notOk(existsSync(stray), 'a spool of no job is removed');
   t.ok(existsSync(elsewhere), 'a spool held by a live process (another host, lease fresh) stays');
   t.ok(existsSync(notOurs), 'files that are no spools are left alone');
+  t.ok(existsSync(otherDatabase), "another database's spools are left alone");
   const { rows } = await db.pool.query<{ state: string; spool_bytes: number }>('SELECT state, spool_bytes::int FROM import_jobs ORDER BY id');
   t.same(rows, [{ state: 'cancelled', spool_bytes: 0 }, { state: 'queued', spool_bytes: 100 }]);
 });

@@ -18,7 +18,7 @@ import { importAdif } from '../pipeline.js';
 import { LocationBusyError } from '../errors.js';
 import type { ImportSummary } from '../types.js';
 import {
-  admitJob, cancelRequested, claimJob, expireLeases, failOrphans, finishJob, forgetJob, heldSpools, markReceived, pruneJobs, recordProgress,
+  admitJob, cancelRequested, databaseKey, claimJob, expireLeases, failOrphans, finishJob, forgetJob, heldSpools, markReceived, pruneJobs, recordProgress,
   releaseSpool, requestCancel, renewLeases, reserveSpool, type Admission, type ImportJob, type JobOutcome, type JobState, type NewJob, type Runner, type SpoolLimits,
 } from './jobStore.js';
 
@@ -32,7 +32,8 @@ const HEARTBEAT_MS = 1000;
 /** How long the oldest upload waits for room that younger ones give back: RESERVE_WAITS × RESERVE_WAIT_MS. */
 const RESERVE_WAITS = 20;
 const RESERVE_WAIT_MS = 100;
-const SPOOL_FILE = /^job-(\d+)\.spool$/;
+/** A spool file's name: its database's key (databaseKey) and its job's id. */
+const SPOOL_FILE = /^job-([0-9a-f]{12})-(\d+)\.spool$/;
 /** How often a job whose location another import holds tries again. */
 const LOCATION_RETRY_MS = 250;
 const RESTARTED = 'interrupted by a server restart; the upload was removed, nothing was stored';
@@ -104,6 +105,8 @@ export class ImportJobs {
   private beating: Promise<void> | null = null;
   private beats = 0;
   private closed = false;
+  /** Set by start(): this database's key in its spool files' names. */
+  private databaseKey = '';
 
   constructor(private readonly options: ImportJobsOptions) {
     this.spoolDir = options.config.spool_dir ?? options.defaultSpoolDir;
@@ -119,6 +122,7 @@ export class ImportJobs {
     await mkdir(this.spoolDir, { recursive: true, mode: 0o700 });
     const { mode } = await stat(this.spoolDir);
     if (mode & 0o077) logger.warn('the import spool folder is open to other users; its files are not (0600)', { folder: this.spoolDir });
+    this.databaseKey = await databaseKey(db);
     const spools = await failOrphans(db, this.runner, isAlive, RESTARTED);
     for (const spool of spools) await rm(spool, { force: true });
     if (spools.length) logger.warn('import jobs interrupted by a restart marked failed', { count: spools.length });
@@ -133,12 +137,15 @@ export class ImportJobs {
     this.heartbeat.unref();
   }
 
-  /** Spool files on this disk whose job no live process holds (a crash, a cancel before one): removed. */
+  /**
+   * This database's spool files on this disk whose job no live process holds (a crash, a cancel
+   * before one): removed. Files of other databases sharing the folder are theirs to judge.
+   */
   private async removeOrphanSpools(): Promise<void> {
     const files = new Map<number, string>();
     for (const name of await readdir(this.spoolDir)) {
-      const id = SPOOL_FILE.exec(name)?.[1];
-      if (id !== undefined) files.set(Number(id), join(this.spoolDir, name));
+      const [, key, id] = SPOOL_FILE.exec(name) ?? [];
+      if (key === this.databaseKey && id !== undefined) files.set(Number(id), join(this.spoolDir, name));
     }
     if (!files.size) return;
     const held = await heldSpools(this.options.db, [...files.keys()], this.limits.leaseSeconds);
@@ -167,7 +174,7 @@ export class ImportJobs {
   /** A new job for an upload about to be spooled (of `declared` bytes when known), or why not (owner busy, spool full, too large). */
   async admit(job: NewJob, declared: number | null): Promise<Admission> {
     await this.expire();
-    const admission = await admitJob(this.options.db, job, this.runner, (id) => join(this.spoolDir, `job-${id}.spool`), this.limits, {
+    const admission = await admitJob(this.options.db, job, this.runner, (id) => join(this.spoolDir, `job-${this.databaseKey}-${id}.spool`), this.limits, {
       declared, step: spoolStep(this.limits.maxSpoolBytes),
     });
     if (admission.ok) this.held.set(admission.job.id, admission.job.spoolPath);

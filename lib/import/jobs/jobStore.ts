@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { begin } from '../../db/transaction.js';
 import type { DuplicatePolicy, ImportSummary } from '../types.js';
@@ -324,6 +325,17 @@ export async function failOrphans(db: pg.Pool, runner: Runner, isAlive: (pid: nu
     [orphans, reason],
   );
   return failed.map((row) => row.spool);
+}
+
+/**
+ * This database, named apart from every other a spool folder may serve (its cluster's system
+ * identifier and its own oid, hashed): job ids restart in each database, so a spool file's name
+ * carries the key, and a process leaves the files of other keys alone.
+ */
+export async function databaseKey(db: pg.Pool): Promise<string> {
+  const { rows } = await db.query<{ key: string }>(
+    `SELECT (SELECT system_identifier FROM pg_control_system()) || '-' || (SELECT oid FROM pg_database WHERE datname = current_database()) AS key`);
+  return createHash('sha256').update(rows[0]!.key).digest('hex').slice(0, 12);
 }
 
 /** Of the jobs `ids` (spool files found on disk), those whose spool is held by a live process: the others' files are orphans. */
