@@ -113,9 +113,11 @@ export async function listConfirmations(
       return { rows: page.rows, total: page.total! };
     }
     case 'buckets':
+    case 'statuses':
     case 'count': {
+      const counted = total === 'buckets' ? totalFromBucketsSql : total === 'statuses' ? totalFromStatusesSql : null;
       const [{ rows }, count] = await Promise.all([
-        pageRows(db, filters, limit, offset, false), total === 'buckets' ? countFromBuckets(db, filters) : countRows(db, filters),
+        pageRows(db, filters, limit, offset, false), counted === null ? countRows(db, filters) : countBy(db, filters, counted),
       ]);
       return { rows, total: count };
     }
@@ -269,39 +271,56 @@ async function countRows(db: pg.Pool, filters: ConfirmationFilters): Promise<num
 }
 
 /**
- * The total when every filter is one qso_counts keeps (scope, types, band, mode; docs/api-v2/qso.md
- * "Totals"): a row is a type received ('Y') with a received date, so per type the QSOs received
- * (a sum over the buckets) less those received without a date (counted: the start of the type's
- * partial index `qso_conf_<type>`, where a NULL date sorts, a handful of QSOs; the QSO filters
- * applied to them afterwards). One statement, so
- * one snapshot: exact while writers run, without reading every confirmed QSO.
+ * A total from received statuses (docs/api-v2/qso.md "Totals"): a row is a type received ('Y')
+ * with a received date, so per type the QSOs received less those received without a date
+ * (counted: the start of the type's partial index `qso_conf_<type>`, where a NULL date sorts, a
+ * handful of QSOs; the QSO filters applied to them afterwards). One statement, so one snapshot:
+ * exact while writers run, without reading every confirmed QSO.
  */
-async function countFromBuckets(db: pg.Pool, filters: ConfirmationFilters): Promise<number> {
+async function countBy(db: pg.Pool, filters: ConfirmationFilters, statement: (filters: ConfirmationFilters, params: SqlParams) => string): Promise<number> {
   const params = new SqlParams();
-  const { rows } = await db.query<{ total: number }>(shapedStatement(db, totalFromBucketsSql(filters, params), params.values));
+  const { rows } = await db.query<{ total: number }>(shapedStatement(db, statement(filters, params), params.values));
   return rows[0]!.total;
 }
 
-/** countFromBuckets' statement, its values added to `params`. */
+/** The received QSOs summed from qso_counts (scope, types, band, mode), less the undated; values added to `params`. */
 function totalFromBucketsSql(filters: ConfirmationFilters, params: SqlParams): string {
   const onBuckets = scopeConditions(filters.scope, params, 'c');
   const band = filters.band === null ? null : bandCondition(filters.band, params, 'c');
   if (band) onBuckets.push(band);
   if (filters.mode !== null) onBuckets.push(modeCondition(filters.mode, params, 'c'));
+  const received = filters.types.map((type) => `coalesce(sum(c.n) FILTER (WHERE c.${CONFIRMATION_TYPES[type].status} = 'Y'), 0)`);
+  return `SELECT ((SELECT ${received.join(' + ')} FROM qso_counts c WHERE ${onBuckets.join(' AND ')}) - ${undatedSql(filters, params)})::int AS total`;
+}
+
+/**
+ * With a range of QSO dates (and band, mode): the statuses of the range's QSOs summed, less the
+ * undated. qso_station_time holds the time, the statuses, band and mode, so the sum reads the
+ * range's entries alone, index-only: a year of 210k QSOs costs what counting them does, where
+ * testing each one's received dates fetched 14,600 pages of the table (docs/storage.md).
+ */
+function totalFromStatusesSql(filters: ConfirmationFilters, params: SqlParams): string {
+  const onQsos = [...scopeConditions(filters.scope, params), ...qsoConditions(filters, params)];
+  const received = filters.types.map((type) => `count(*) FILTER (WHERE q.${CONFIRMATION_TYPES[type].status} = 'Y')`);
+  return `SELECT ((SELECT ${received.join(' + ')} FROM qso q WHERE ${onQsos.join(' AND ')}) - ${undatedSql(filters, params)})::int AS total`;
+}
+
+/**
+ * The scope's QSOs of the request's types received without a date that pass its QSO filters,
+ * one count per type joined by ' - '. They are found alone first, the filters applied to them
+ * afterwards: beside a band or mode the planner takes `date IS NULL` for the column's many
+ * unconfirmed QSOs and reads the filter's whole index instead of the start of the partial one.
+ */
+function undatedSql(filters: ConfirmationFilters, params: SqlParams): string {
   const scope = scopeConditions(filters.scope, params, 'u').join(' AND ');
   const onQsos = qsoConditions(filters, params);
-  const received = filters.types.map((type) => `coalesce(sum(c.n) FILTER (WHERE c.${CONFIRMATION_TYPES[type].status} = 'Y'), 0)`);
-  // The undated are found alone first, with the filters applied to them afterwards: beside a
-  // band or mode the planner takes `date IS NULL` for the column's many unconfirmed QSOs and
-  // reads the filter's whole index instead of the start of the type's partial one.
-  const undated = filters.types.map((type) => {
+  return filters.types.map((type) => {
     const { status, date } = CONFIRMATION_TYPES[type];
     const found = `SELECT u.id FROM qso u WHERE ${scope} AND u.${status} = 'Y' AND u.${date} IS NULL`;
     return onQsos.length === 0
       ? `(SELECT count(*) FROM (${found}) f)`
       : `(SELECT count(*) FROM qso q WHERE q.id = ANY(ARRAY(${found})) AND ${onQsos.join(' AND ')})`;
-  });
-  return `SELECT ((SELECT ${received.join(' + ')} FROM qso_counts c WHERE ${onBuckets.join(' AND ')}) - ${undated.join(' - ')})::int AS total`;
+  }).join(' - ');
 }
 
 function toConfirmation(row: PageRow): ConfirmationRow {

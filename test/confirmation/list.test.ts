@@ -306,28 +306,37 @@ t.test('paging over many rows and stations agrees with one ordered read of the t
   t.equal(await total('band=40m'), 0);
 
   // A QSO-date range: its QSOs read first (narrow) or the received-date indexes walked (wide),
-  // the same rows and total either way, and the same as the ordered read of the range.
-  const { rows: inRange } = await db.query<{ key: string }>(
-    `SELECT x.key FROM (${expectedKeysSql}) x JOIN qso q ON q.id = x.id
-      WHERE q.time_on >= '2020-01-05' AND q.time_on < '2020-01-16' AND x.d >= '2024-01-03' ORDER BY x.d DESC, x.id, x.r`,
-  );
-  t.ok(inRange.length > 100, `${inRange.length} rows in the range`);
-  const filters: ConfirmationFilters = {
-    scope: { stationIds: [op.stationId, second, third], operator: null }, types: CONFIRMATION_KEYS,
-    since: '2024-01-03', qsoSince: '2020-01-05', qsoUntil: '2020-01-15', band: null, mode: null, callsign: null,
-  };
+  // the same rows and total either way, and the same as the ordered read of the range. Without
+  // `since` the wide way's total sums the range's statuses less the undated (Clublog's).
   const keysOfPage = (page: Awaited<ReturnType<typeof listConfirmations>>) => page.rows.map((r) => `${r.qso_id}:${r.type}:${r.confirmation_date}`);
-  for (const [way, dateRangeFirstMax] of [['the range first', Infinity], ['the received-date indexes', 0]] as const) {
-    const pages: string[] = [];
-    for (let offset = 0; offset < inRange.length + 40; offset += 40) {
-      const page = await listConfirmations(db, filters, 40, offset, { dateRangeFirstMax });
-      t.equal(page.total, inRange.length, `${way}: the total at offset ${offset}`);
-      pages.push(...keysOfPage(page));
+  const rangeKeys = async (since: string | null) => (await db.query<{ key: string }>(
+    `SELECT x.key FROM (${expectedKeysSql}) x JOIN qso q ON q.id = x.id
+      WHERE q.time_on >= '2020-01-05' AND q.time_on < '2020-01-16' AND x.d >= $1 ORDER BY x.d DESC, x.id, x.r`,
+    [since ?? '1900-01-01'],
+  )).rows.map((r) => r.key);
+  for (const since of ['2024-01-03', null]) {
+    const inRange = await rangeKeys(since);
+    t.ok(inRange.length > 100, `${inRange.length} rows in the range, since ${since}`);
+    const filters: ConfirmationFilters = {
+      scope: { stationIds: [op.stationId, second, third], operator: null }, types: CONFIRMATION_KEYS,
+      since, qsoSince: '2020-01-05', qsoUntil: '2020-01-15', band: null, mode: null, callsign: null,
+    };
+    for (const [way, dateRangeFirstMax] of [['the range first', Infinity], ['the received-date indexes', 0]] as const) {
+      const pages: string[] = [];
+      for (let offset = 0; offset < inRange.length + 40; offset += 40) {
+        const page = await listConfirmations(db, filters, 40, offset, { dateRangeFirstMax });
+        t.equal(page.total, inRange.length, `${way}, since ${since}: the total at offset ${offset}`);
+        pages.push(...keysOfPage(page));
+      }
+      t.same(pages, inRange, `${way}, since ${since}: the pages partition the range's rows in order`);
+      const withBand = await listConfirmations(db, { ...filters, band: '20m', mode: 'CW' }, 40, 0, { dateRangeFirstMax });
+      t.equal(withBand.total, inRange.length, `${way}, since ${since}: with the band and mode of every QSO, the same total`);
+      const otherBand = await listConfirmations(db, { ...filters, band: '40m' }, 40, 0, { dateRangeFirstMax });
+      t.equal(otherBand.total, 0, `${way}, since ${since}: with a band of none, none`);
     }
-    t.same(pages, inRange.map((r) => r.key), `${way}: the pages partition the range's rows in order`);
   }
   const http = await server.request('/api/v2/confirmation?qso_since=2020-01-05&qso_until=2020-01-15&since=2024-01-03&per_page=1000', { token: op.token });
-  t.same(http.body.data.map((r: { qso_id: number; type: string; confirmation_date: string }) => `${r.qso_id}:${r.type}:${r.confirmation_date}`), inRange.map((r) => r.key));
+  t.same(http.body.data.map((r: { qso_id: number; type: string; confirmation_date: string }) => `${r.qso_id}:${r.type}:${r.confirmation_date}`), await rangeKeys('2024-01-03'));
 });
 
 t.test('pages at any offset are the same rows as one whole merge from the newest', async (t) => {

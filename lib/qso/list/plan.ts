@@ -79,9 +79,11 @@ export type ConfirmationPagePlan = 'judge-range' | 'received-order';
 /**
  * The confirmation list's total: qso_counts' received sums less the undated confirmations, in the
  * page's own statement ('buckets-in-page', the scope and types alone) or beside it ('buckets',
- * band and mode too); otherwise counted ('count'). A range read first counts itself.
+ * band and mode too); with a range of QSO dates, the statuses of the range's entries of
+ * qso_station_time summed (it holds them, band and mode) less the undated ('statuses');
+ * otherwise counted ('count'). A range read first counts itself.
  */
-export type ConfirmationTotalPlan = 'buckets-in-page' | 'buckets' | 'count';
+export type ConfirmationTotalPlan = 'buckets-in-page' | 'buckets' | 'statuses' | 'count';
 
 export interface ConfirmationPlan {
   page: ConfirmationPagePlan;
@@ -178,7 +180,8 @@ function confirmationPagePlan(shape: ConfirmationShape): ConfirmationPagePlan {
 }
 
 function confirmationTotalPlan({ dated, receivedSince, buckets, callsign }: ConfirmationShape): ConfirmationTotalPlan {
-  if (dated || receivedSince || callsign) return 'count';
+  if (receivedSince || callsign) return 'count';
+  if (dated) return 'statuses';
   return buckets ? 'buckets' : 'buckets-in-page';
 }
 
