@@ -447,15 +447,15 @@ CREATE INDEX oqrs_requests_qso ON public.oqrs_requests USING btree (qso_id);
 
 CREATE INDEX qsl_images_qso ON public.qsl_images USING btree (qso_id);
 
-CREATE INDEX qso_conf_clublog ON public.qso USING btree (station_id, clublog_qso_download_date DESC, id) WHERE (clublog_qso_download_status = 'Y'::text);
+CREATE INDEX qso_conf_clublog ON public.qso USING btree (station_id, clublog_qso_download_date DESC, id) INCLUDE (time_on, band, mode, submode, prop_mode) WHERE (clublog_qso_download_status = 'Y'::text);
 
-CREATE INDEX qso_conf_eqsl ON public.qso USING btree (station_id, eqsl_qslrdate DESC, id) WHERE (eqsl_qsl_rcvd = 'Y'::text);
+CREATE INDEX qso_conf_eqsl ON public.qso USING btree (station_id, eqsl_qslrdate DESC, id) INCLUDE (time_on, band, mode, submode, prop_mode) WHERE (eqsl_qsl_rcvd = 'Y'::text);
 
-CREATE INDEX qso_conf_lotw ON public.qso USING btree (station_id, lotw_qslrdate DESC, id) WHERE (lotw_qsl_rcvd = 'Y'::text);
+CREATE INDEX qso_conf_lotw ON public.qso USING btree (station_id, lotw_qslrdate DESC, id) INCLUDE (time_on, band, mode, submode, prop_mode) WHERE (lotw_qsl_rcvd = 'Y'::text);
 
-CREATE INDEX qso_conf_qrz ON public.qso USING btree (station_id, qrzcom_qso_download_date DESC, id) WHERE (qrzcom_qso_download_status = 'Y'::text);
+CREATE INDEX qso_conf_qrz ON public.qso USING btree (station_id, qrzcom_qso_download_date DESC, id) INCLUDE (time_on, band, mode, submode, prop_mode) WHERE (qrzcom_qso_download_status = 'Y'::text);
 
-CREATE INDEX qso_conf_qsl ON public.qso USING btree (station_id, qslrdate DESC, id) WHERE (qsl_rcvd = 'Y'::text);
+CREATE INDEX qso_conf_qsl ON public.qso USING btree (station_id, qslrdate DESC, id) INCLUDE (time_on, band, mode, submode, prop_mode) WHERE (qsl_rcvd = 'Y'::text);
 
 CREATE UNIQUE INDEX qso_dupe_key ON public.qso USING btree (station_id, public_log_base_call(call), call, date_trunc('minute'::text, time_on), band, mode);
 
