@@ -73,7 +73,7 @@ t.test('upload, live, tokens and a club switch in headless Chromium', { skip: ch
   await page.waitForFunction(() => document.querySelectorAll('#live-qsos tr').length === 3, undefined, { timeout: 10_000 });
   const home = (await server.request(`/api/v2/station/${op.stationId}`, { token: op.token })).body.data.name;
   t.same(await page.locator('#live-qsos td:nth-child(5)').allTextContents(), [home, home, home], 'QSO rows name their location, never its number');
-  await page.locator('#live-radios tr').waitFor();
+  await page.locator('#live-radios tr[id^=radio-]').waitFor();
   t.match(await page.textContent('#live-radios'), /IC-7300.*14\.074.*USB/s, 'the radio in MHz');
   const created = await server.request('/api/v2/qso', {
     method: 'POST', token: op.token,
@@ -138,7 +138,8 @@ t.test('the live page says plainly that live updates are not configured', { skip
   await page.goto(server.url + '/#live');
   await signIn(page, op.username);
   await page.getByText('Live updates are not configured on this server.').waitFor();
-  t.match(await page.locator('#live-status').textContent(), /logbook worker.*worker\.url.*worker\.secret.*worker\.public_url/s, 'and how to turn them on');
+  t.match(await page.locator('#live-status').textContent(), /logbook worker.*worker\.url.*worker\.secret and worker\.public_url/s, 'and how to turn them on');
+  t.match(await page.locator('#live-radios').textContent(), /No radio has reported yet.*radio:write/, 'no radio yet, and how one reports');
   await shoot(page, 'live-not-configured');
 
   // The plain /live page, for holders of a token only: the same plain answer.

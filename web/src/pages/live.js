@@ -17,8 +17,8 @@ function chosenIds(stations) {
 export const NotConfigured = () => html`<div class="notice" role="status" id="live-status">
   <strong>Live updates are not configured on this server.</strong> Everything else works; this page
   just does not update by itself. To turn them on, the operator runs the live-update worker
-  (<code>logbook worker</code>) and sets <code>worker.url</code>, <code>worker.secret</code> and
-  <code>worker.public_url</code> in the server's configuration (README, "Configuration";
+  (<code>logbook worker</code>) and sets <code>worker.url</code>, <code>worker.secret</code> and <code>worker.public_url</code>
+  in the server's configuration (README, "Configuration";
   docs/worker.md), then restarts <code>logbook serve</code>.</div>`;
 
 export function Live({ stations, me }) {
@@ -78,7 +78,8 @@ export function Live({ stations, me }) {
       <div><h2>Radios</h2><div class="scroll"><table>
         <thead><tr><th>Radio</th><th>MHz</th><th>Mode</th><th>Power</th><th>Updated</th></tr></thead>
         <tbody id="live-radios">${radios.map((r) => html`<tr key=${r.id} id=${'radio-' + r.id}>
-          <td>${r.radio}</td><td>${r.frequency ? Number(r.frequency) / 1e6 : ''}</td><td>${r.mode}</td><td>${r.power ? r.power + ' W' : ''}</td><td>${utc(r.updated_at)}</td></tr>`)}</tbody>
+          <td>${r.radio}</td><td>${r.frequency ? Number(r.frequency) / 1e6 : ''}</td><td>${r.mode}</td><td>${r.power ? r.power + ' W' : ''}</td><td>${utc(r.updated_at)}</td></tr>`)}
+          ${radios.length === 0 ? html`<tr><td colspan="5" class="muted">No radio has reported yet: a CAT tool reports with a token of scope <code>radio:write</code> (the Tokens page).</td></tr>` : null}</tbody>
       </table></div></div>
     </div>
   </section>`;
