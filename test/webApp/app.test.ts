@@ -86,6 +86,7 @@ t.test('upload, live, tokens and a club switch in headless Chromium', { skip: ch
 
   // Tokens: create, copy, use, revoke.
   await page.getByRole('link', { name: 'Tokens' }).click();
+  await page.getByText('No keys yet.').waitFor();
   await page.getByLabel('Token name').fill('contest laptop');
   await page.getByRole('checkbox', { name: /qso:read/ }).check();
   await page.getByLabel('Expires').selectOption('30');

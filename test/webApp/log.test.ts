@@ -160,11 +160,13 @@ t.test('the log, a QSO, statistics and the map in headless Chromium', { skip: ch
   await shoot(page, 'stations');
 
   await page.getByRole('link', { name: 'Logbooks' }).click();
+  await page.getByText('No logbooks yet.').waitFor();
   await page.getByRole('button', { name: 'New logbook' }).click();
   await page.getByLabel('Logbook name').fill('Field days');
   await page.getByRole('checkbox', { name: 'Portable' }).check();
   await page.getByRole('button', { name: 'Create' }).click();
   await page.getByRole('cell', { name: 'Field days', exact: true }).waitFor();
+  t.equal(await page.getByText('No logbooks yet.').count(), 0, 'the word for an empty table goes with its first row');
   const logbooks = (await api('/api/v2/logbook')).data;
   t.same(logbooks.map((b: { name: string; station_ids: number[] }) => [b.name, b.station_ids.length]), [['Field days', 1]]);
   await shoot(page, 'logbooks');

@@ -6,6 +6,9 @@ import { explain } from './format.js';
 /** An error line read out by screen readers; nothing when there is no error. */
 export const ErrorLine = ({ error }) => (error ? html`<p class="error" role="alert">${explain(error)}</p>` : null);
 
+/** A table's one row when it has none, saying why and what to do: shown once `rows` has loaded (not null) empty. */
+export const EmptyRow = ({ rows, columns, children }) => (rows && rows.length === 0 ? html`<tr class="empty"><td colspan=${columns} class="muted">${children}</td></tr>` : null);
+
 /** Runs `load` when a dependency changes: {data, error, loading, reload}. */
 export function useLoad(load, deps) {
   const [state, setState] = useState({ data: null, error: null, loading: true });

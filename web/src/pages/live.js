@@ -5,6 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../session.js';
 import { utc } from '../format.js';
 import { NOT_CONFIGURED, openTopic } from '../liveSocket.js';
+import { EmptyRow } from '../ui.js';
 
 const CHOSEN = 'logbook.live.stations';
 
@@ -79,7 +80,7 @@ export function Live({ stations, me }) {
         <thead><tr><th>Radio</th><th>MHz</th><th>Mode</th><th>Power</th><th>Updated</th></tr></thead>
         <tbody id="live-radios">${radios.map((r) => html`<tr key=${r.id} id=${'radio-' + r.id}>
           <td>${r.radio}</td><td>${r.frequency ? Number(r.frequency) / 1e6 : ''}</td><td>${r.mode}</td><td>${r.power ? r.power + ' W' : ''}</td><td>${utc(r.updated_at)}</td></tr>`)}
-          ${radios.length === 0 ? html`<tr><td colspan="5" class="muted">No radio has reported yet: a CAT tool reports with a token of scope <code>radio:write</code> (the Tokens page).</td></tr>` : null}</tbody>
+          <${EmptyRow} rows=${radios} columns="5">No radio has reported yet: a CAT tool reports with a token of scope <code>radio:write</code> (the Tokens page).<//></tbody>
       </table></div></div>
     </div>
   </section>`;

@@ -2,7 +2,7 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { api } from '../session.js';
-import { ErrorLine, useLoad } from '../ui.js';
+import { EmptyRow, ErrorLine, useLoad } from '../ui.js';
 
 function LogbookForm({ logbook, stations, onDone }) {
   const [error, setError] = useState(null);
@@ -44,7 +44,8 @@ export function Logbooks({ stations }) {
       <tbody>${(list.data || []).map((b) => html`<tr>
         <td>${b.name}</td><td>${names(b.station_ids) || '–'}</td>
         <td>${b.active ? 'active' : html`<button type="button" onClick=${() => activate(b)} aria-label=${'Make ' + b.name + ' active'}>Make active</button>`}</td>
-        <td><button type="button" onClick=${() => setEditing(b)} aria-label=${'Edit ' + b.name}>Edit</button></td></tr>`)}</tbody>
+        <td><button type="button" onClick=${() => setEditing(b)} aria-label=${'Edit ' + b.name}>Edit</button></td></tr>`)}
+        <${EmptyRow} rows=${list.data} columns="4">No logbooks yet. A logbook groups station locations; published, it is a public page of your log that updates live.<//></tbody>
     </table></div>
     ${editing ? html`<${LogbookForm} key=${editing === 'new' ? 'new' : editing.id} logbook=${editing === 'new' ? null : editing} stations=${stations} onDone=${done} />`
     : html`<p><button type="button" onClick=${() => setEditing('new')}>New logbook</button></p>`}

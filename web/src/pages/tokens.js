@@ -3,7 +3,7 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { appCall } from '../session.js';
-import { ErrorLine, useLoad } from '../ui.js';
+import { EmptyRow, ErrorLine, useLoad } from '../ui.js';
 import { utc } from '../format.js';
 
 function Secret({ label, value, onClose }) {
@@ -69,7 +69,8 @@ export function Tokens() {
       <tbody>${(tokens.data ? tokens.data.tokens : []).map((t) => html`<tr>
         <td>${t.name}</td><td class="scopelist">${t.scopes.join(' ')}</td><td>${utc(t.created_at)}</td><td>${t.last_used_at ? utc(t.last_used_at) : 'never'}</td>
         <td>${t.expires_at ? utc(t.expires_at) : 'never'}</td>
-        <td><button type="button" class="danger" aria-label=${'Revoke ' + t.name} onClick=${() => revoke('/app/tokens/' + t.id, 'the token ' + t.name, tokens.reload, setError)}>Revoke</button></td></tr>`)}</tbody>
+        <td><button type="button" class="danger" aria-label=${'Revoke ' + t.name} onClick=${() => revoke('/app/tokens/' + t.id, 'the token ' + t.name, tokens.reload, setError)}>Revoke</button></td></tr>`)}
+        <${EmptyRow} rows=${tokens.data && tokens.data.tokens} columns="6">No tokens yet. A logging program or sync tool needs one: create it below with the scopes it asks for.<//></tbody>
     </table></div>
     <${NewToken} onCreated=${(t) => { setSecret({ label: 'New token ' + t.name, value: t.token }); tokens.reload(); }} />
     <h2>API keys (v1)</h2>
@@ -77,7 +78,8 @@ export function Tokens() {
       <thead><tr><th>Key</th><th>Rights</th><th>Created</th><th>Last used</th><th></th></tr></thead>
       <tbody>${(keys.data ? keys.data.keys : []).map((k) => html`<tr>
         <td><code>${k.key_hint}</code></td><td>${k.rights === 'rw' ? 'read/write' : 'read-only'}</td><td>${utc(k.created_at)}</td><td>${k.last_used_at ? utc(k.last_used_at) : 'never'}</td>
-        <td><button type="button" class="danger" aria-label=${'Revoke key ' + k.key_hint} onClick=${() => revoke('/app/keys/' + k.id, 'the key ' + k.key_hint, keys.reload, setError)}>Revoke</button></td></tr>`)}</tbody>
+        <td><button type="button" class="danger" aria-label=${'Revoke key ' + k.key_hint} onClick=${() => revoke('/app/keys/' + k.id, 'the key ' + k.key_hint, keys.reload, setError)}>Revoke</button></td></tr>`)}
+        <${EmptyRow} rows=${keys.data && keys.data.keys} columns="5">No keys yet. Programs made for the v1 API (WaveLogGate, older loggers) ask for one.<//></tbody>
     </table></div>
     <div class="buttons"><button type="button" onClick=${() => newKey('r')}>New read-only key</button><button type="button" onClick=${() => newKey('rw')}>New read/write key</button></div>
   </section>`;
