@@ -320,6 +320,11 @@ CREATE TABLE qso_month_counts (
   station_id integer NOT NULL,
   operator text,
   month timestamp without time zone NOT NULL,
+  qsl_rcvd text,
+  lotw_qsl_rcvd text,
+  eqsl_qsl_rcvd text,
+  qrzcom_qso_download_status text,
+  clublog_qso_download_status text,
   n bigint NOT NULL,
   folded boolean DEFAULT false NOT NULL
 );
@@ -487,7 +492,7 @@ CREATE INDEX qso_id_counts_station_block ON public.qso_id_counts USING btree (st
 
 CREATE INDEX qso_id_counts_unfolded ON public.qso_id_counts USING btree (station_id) WHERE (NOT folded);
 
-CREATE UNIQUE INDEX qso_month_counts_folded ON public.qso_month_counts USING btree (station_id, operator, month) NULLS NOT DISTINCT WHERE folded;
+CREATE UNIQUE INDEX qso_month_counts_folded ON public.qso_month_counts USING btree (station_id, operator, month, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status) NULLS NOT DISTINCT WHERE folded;
 
 CREATE INDEX qso_month_counts_station_month ON public.qso_month_counts USING btree (station_id, month);
 
@@ -607,8 +612,8 @@ BEGIN
       INSERT INTO qso_id_counts (station_id, operator, block, n)
       SELECT station_id, operator, block, count(*) FROM k GROUP BY 1, 2, 3),
     qso_month_counts_added AS (
-      INSERT INTO qso_month_counts (station_id, operator, month, n)
-      SELECT station_id, operator, month, count(*) FROM k GROUP BY 1, 2, 3)
+      INSERT INTO qso_month_counts (station_id, operator, month, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status, n)
+      SELECT station_id, operator, month, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status, count(*) FROM k GROUP BY 1, 2, 3, 4, 5, 6, 7, 8)
     INSERT INTO qso_dxcc_counts (station_id, operator, dxcc, qsl_rcvd, lotw_qsl_rcvd, n)
       SELECT qso_dxcc_counts_1, qso_dxcc_counts_2, qso_dxcc_counts_3, qso_dxcc_counts_4, qso_dxcc_counts_5, count(*) FROM k GROUP BY 1, 2, 3, 4, 5;
     RETURN NULL;
@@ -638,8 +643,8 @@ BEGIN
     qso_id_counts_added AS (
     INSERT INTO qso_id_counts (station_id, operator, block, n)
     SELECT station_id, operator, block, n FROM d)
-    INSERT INTO qso_month_counts (station_id, operator, month, n)
-    SELECT station_id, operator, month, n FROM d;
+    INSERT INTO qso_month_counts (station_id, operator, month, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status, n)
+    SELECT station_id, operator, month, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status, n FROM d;
   ELSE
     WITH d AS (SELECT (u.key).*, u.n FROM unnest(deltas) u),
     qso_counts_added AS (
@@ -648,8 +653,8 @@ BEGIN
     qso_id_counts_added AS (
     INSERT INTO qso_id_counts (station_id, operator, block, n)
     SELECT station_id, operator, block, sum(n) FROM d GROUP BY 1, 2, 3 HAVING sum(n) <> 0)
-    INSERT INTO qso_month_counts (station_id, operator, month, n)
-    SELECT station_id, operator, month, sum(n) FROM d GROUP BY 1, 2, 3 HAVING sum(n) <> 0;
+    INSERT INTO qso_month_counts (station_id, operator, month, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status, n)
+    SELECT station_id, operator, month, qsl_rcvd, lotw_qsl_rcvd, eqsl_qsl_rcvd, qrzcom_qso_download_status, clublog_qso_download_status, sum(n) FROM d GROUP BY 1, 2, 3, 4, 5, 6, 7, 8 HAVING sum(n) <> 0;
   END IF;
   RETURN NULL;
 END;

@@ -3,7 +3,7 @@ import { SqlParams } from '../db/sqlParams.js';
 import { shapedStatement } from '../db/shapedStatement.js';
 import { CONFIRMATION_KEYS, CONFIRMATION_TYPES, type ConfirmationType } from '../qso/confirmationTypes.js';
 import { bandCondition, callCondition, confirmedCondition, dateRangeConditions, dayAfter, modeCondition } from '../qso/filters.js';
-import { scopeConditions, type QsoScope } from '../qso/scope.js';
+import { scopeConditions, scopeOnAliases, type QsoScope } from '../qso/scope.js';
 import { timeRangeTotalSql } from '../qso/counts.js';
 import { planList, unchosen } from '../qso/list/plan.js';
 
@@ -113,9 +113,10 @@ export async function listConfirmations(
       return { rows: page.rows, total: page.total! };
     }
     case 'buckets':
+    case 'months':
     case 'statuses':
     case 'count': {
-      const counted = total === 'buckets' ? totalFromBucketsSql : total === 'statuses' ? totalFromStatusesSql : null;
+      const counted = { buckets: totalFromBucketsSql, months: totalFromMonthsSql, statuses: totalFromStatusesSql, count: null }[total];
       const [{ rows }, count] = await Promise.all([
         pageRows(db, filters, limit, offset, false), counted === null ? countRows(db, filters) : countBy(db, filters, counted),
       ]);
@@ -294,7 +295,20 @@ function totalFromBucketsSql(filters: ConfirmationFilters, params: SqlParams): s
 }
 
 /**
- * With a range of QSO dates (and band, mode): the statuses of the range's QSOs summed, less the
+ * With a range of QSO dates alone: the received statuses of its whole months summed from
+ * qso_month_counts (which keeps them, sql/057), those of its partial months from qso_station_time
+ * (index-only), less the undated: a year costs a few hundred rows of counts.
+ */
+function totalFromMonthsSql(filters: ConfirmationFilters, params: SqlParams): string {
+  const received = (alias: 'c' | 'q') => filters.types.map((type) => `(${alias}.${CONFIRMATION_TYPES[type].status} = 'Y' IS TRUE)::int`).join(' + ');
+  const until = filters.qsoUntil === null ? null : dayAfter(filters.qsoUntil);
+  const months = timeRangeTotalSql(scopeOnAliases(filters.scope, params), params, filters.qsoSince, until,
+    { counts: `sum(c.n * (${received('c')}))`, qsos: `sum(${received('q')})` });
+  return `SELECT ((${months}) - ${undatedSql(filters, params)})::int AS total`;
+}
+
+/**
+ * With a range of QSO dates and band or mode: the statuses of the range's QSOs summed, less the
  * undated. qso_station_time holds the time, the statuses, band and mode, so the sum reads the
  * range's entries alone, index-only: a year of 210k QSOs costs what counting them does, where
  * testing each one's received dates fetched 14,600 pages of the table (docs/storage.md).

@@ -52,8 +52,9 @@ export const COUNT_TABLES: readonly CountTable[] = [
   { name: 'qso_counts', columns: `station_id, operator, ${BUCKET_COLUMNS}` },
   // Per block of ids (sql/012): since_id totals, deep ADIF pages.
   { name: 'qso_id_counts', columns: 'station_id, operator, block' },
-  // Per month (sql/013): scope totals, date totals, deep JSON pages, the statistics' activity.
-  { name: 'qso_month_counts', columns: 'station_id, operator, month' },
+  // Per month and received statuses (sql/013, sql/057): scope totals, date totals, deep JSON
+  // pages, the statistics' activity, the confirmation list's totals over QSO dates.
+  { name: 'qso_month_counts', columns: `station_id, operator, month, ${QSL_COLUMNS}` },
   DXCC_TABLE,
 ];
 
@@ -179,19 +180,35 @@ END;
  * replaced the function.
  */
 export async function ensureCountTrigger(client: Pick<pg.PoolClient, 'query'>): Promise<boolean> {
-  const { rows: [state] } = await client.query<{ present: string[]; body: string | null }>(
-    `SELECT array(SELECT t FROM unnest($1::text[]) t WHERE to_regclass(t) IS NOT NULL) AS present,
-            (SELECT prosrc FROM pg_proc WHERE proname = 'qso_counts_record') AS body`,
-    [COUNT_TABLES.map(({ name }) => name)],
-  );
-  if (state!.present.length < COUNT_TABLES.length) return false;
-  const body = countTriggerBody();
+  const tables = await countTablesAsBuilt(client);
+  if (tables === null) return false;
+  const { rows: [state] } = await client.query<{ body: string | null }>("SELECT (SELECT prosrc FROM pg_proc WHERE proname = 'qso_counts_record') AS body");
+  const body = countTriggerBody(tables);
   if (state!.body === body) return false;
   // No write commits under the old body while the new one takes over (a migration that fills a
   // new table takes this lock before its backfill).
   await client.query('LOCK TABLE qso IN SHARE MODE');
   await client.query(countTriggerFunctionSql(body));
   return true;
+}
+
+/**
+ * COUNT_TABLES as the database holds them, each with the columns of its key the table has (a
+ * database migrated to a version before sql/057 has qso_month_counts without the statuses, and is
+ * counted into as it is); null while one of them is missing.
+ */
+export async function countTablesAsBuilt(client: Pick<pg.PoolClient, 'query'>): Promise<CountTable[] | null> {
+  const { rows } = await client.query<{ name: string; columns: string[] }>(
+    `SELECT c.relname::text AS name, array_agg(a.attname::text) AS columns
+       FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+      WHERE c.oid = ANY(array(SELECT to_regclass(t) FROM unnest($1::text[]) t)) GROUP BY c.relname`,
+    [COUNT_TABLES.map(({ name }) => name)],
+  );
+  if (rows.length < COUNT_TABLES.length) return null;
+  return COUNT_TABLES.map((table) => {
+    const has = new Set(rows.find(({ name }) => name === table.name)!.columns);
+    return { ...table, columns: table.columns.split(', ').filter((column) => has.has(column)).join(', ') };
+  });
 }
 
 /** The statement that makes `body` the counting trigger's function. */

@@ -135,11 +135,22 @@ function wholeMonthConditions(span: MonthSpan, params: SqlParams): string[] {
  * monthRowsSql gives them. A range inside one month is counted. `scopeOn`: the scope's
  * conditions (and any bucket filters') on each alias, ScopeOn (lib/qso/scope.ts).
  */
-export function timeRangeTotalSql(scopeOn: ScopeOn, params: SqlParams, from: string | null, to: string | null): string {
-  const rows = monthRowsSql(scopeOn, params, from, to);
+export function timeRangeTotalSql(scopeOn: ScopeOn, params: SqlParams, from: string | null, to: string | null, measure = QSOS): string {
+  const rows = monthRowsSql(scopeOn, params, from, to, measure);
   if (rows !== null) return `SELECT coalesce(sum(m.n), 0)::int AS total FROM (${rows}) m (month, n)`;
-  return `SELECT count(*)::int AS total FROM qso q WHERE ${scopeOn('q')} AND ${dayRangeConditions(from, to, params).join(' AND ')}`;
+  return `SELECT coalesce(${measure.qsos}, 0)::int AS total FROM qso q WHERE ${scopeOn('q')} AND ${dayRangeConditions(from, to, params).join(' AND ')}`;
 }
+
+/**
+ * What a sum over months adds up, as an aggregate over qso_month_counts (alias c) and over qso
+ * (alias q): the QSOs, or per QSO a number of the received statuses both hold.
+ */
+export interface MonthMeasure {
+  counts: string;
+  qsos: string;
+}
+
+export const QSOS: MonthMeasure = { counts: 'sum(c.n)', qsos: 'count(*)' };
 
 /**
  * A scope's QSOs per month of time_on with `from` <= time_on < `to` (days, either open), as rows
@@ -147,13 +158,13 @@ export function timeRangeTotalSql(scopeOn: ScopeOn, params: SqlParams, from: str
  * partial months at either end counted from qso (alias q) and labelled with their month. Null
  * when the range lies inside one month. `scopeOn` as for timeRangeTotalSql.
  */
-export function monthRowsSql(scopeOn: ScopeOn, params: SqlParams, from: string | null, to: string | null): string | null {
+export function monthRowsSql(scopeOn: ScopeOn, params: SqlParams, from: string | null, to: string | null, measure = QSOS): string | null {
   const span = monthSpan(from, to);
   if (span === null) return null;
   return [
-    `SELECT c.month, sum(c.n) AS n FROM qso_month_counts c WHERE ${[scopeOn('c'), ...wholeMonthConditions(span, params)].join(' AND ')} GROUP BY c.month`,
+    `SELECT c.month, ${measure.counts} AS n FROM qso_month_counts c WHERE ${[scopeOn('c'), ...wholeMonthConditions(span, params)].join(' AND ')} GROUP BY c.month`,
     ...span.partial.map(({ month, from: lo, to: hi }) =>
-      `SELECT ${params.add(month)}::timestamp, count(*) FROM qso q WHERE ${scopeOn('q')} AND ${dayRangeConditions(lo, hi, params).join(' AND ')}`),
+      `SELECT ${params.add(month)}::timestamp, ${measure.qsos} FROM qso q WHERE ${scopeOn('q')} AND ${dayRangeConditions(lo, hi, params).join(' AND ')}`),
   ].join(' UNION ALL ');
 }
 

@@ -7,6 +7,7 @@ import { inQsoTransaction } from '../../lib/qso/writeLock.js';
 import { listConfirmations, type ConfirmationFilters } from '../../lib/confirmations/query.js';
 import { CONFIRMATION_KEYS, CONFIRMATION_TYPES } from '../../lib/qso/confirmationTypes.js';
 import { repeatCheck } from '../helpers/repeatedCheck.js';
+import { compactQsoCounts } from '../../lib/qso/counts.js';
 
 const ALL_TYPES = ['lotw', 'eqsl', 'qsl', 'qrz', 'clublog'];
 
@@ -337,6 +338,53 @@ t.test('paging over many rows and stations agrees with one ordered read of the t
   }
   const http = await server.request('/api/v2/confirmation?qso_since=2020-01-05&qso_until=2020-01-15&since=2024-01-03&per_page=1000', { token: op.token });
   t.same(http.body.data.map((r: { qso_id: number; type: string; confirmation_date: string }) => `${r.qso_id}:${r.type}:${r.confirmation_date}`), await rangeKeys('2024-01-03'));
+});
+
+t.test('totals over QSO dates: whole months from the counts, partial months and a month alone counted, the undated taken away', async (t) => {
+  const server = await startTestServer(t);
+  const db = server.db.pool;
+  const op = await createOperator(db);
+  // 400 QSOs every 7 hours from 20 November 2019 into March 2020; an eighth of Clublog's undated.
+  await seedQsos(db, [op.stationId],
+    `INSERT INTO qso (station_id, call, time_on, band, mode, lotw_qsl_rcvd, lotw_qslrdate, eqsl_qsl_rcvd, eqsl_qslrdate,
+                      qsl_rcvd, qslrdate, clublog_qso_download_status, clublog_qso_download_date)
+     SELECT $1, 'K' || g, timestamp '2019-11-20' + g * interval '7 hours', '20m', 'CW',
+            CASE WHEN g % 2 = 0 THEN 'Y' END, date '2024-01-01' + g % 7, CASE WHEN g % 3 = 0 THEN 'Y' END, date '2024-01-01' + g % 5,
+            CASE WHEN g % 5 = 0 THEN 'Y' END, date '2024-01-01' + g % 11,
+            CASE WHEN g % 4 = 0 THEN 'Y' END, CASE WHEN g % 8 <> 0 THEN date '2024-01-01' + g % 13 END
+       FROM generate_series(1, 400) g`, [op.stationId]);
+  const ranges: Array<[string | null, string | null]> = [
+    ['2019-12-01', '2020-01-31'], ['2019-11-25', '2020-02-10'], ['2020-01-03', '2020-01-20'], ['2020-01-15', null], [null, '2019-12-31'],
+  ];
+  const expected = async (types: readonly string[], since: string | null, until: string | null) => {
+    const received = types.map((type) => {
+      const { status, date } = CONFIRMATION_TYPES[type as keyof typeof CONFIRMATION_TYPES];
+      return `((${status} = 'Y' AND ${date} IS NOT NULL) IS TRUE)::int`;
+    });
+    const { rows } = await db.query<{ n: number }>(
+      `SELECT coalesce(sum(${received.join(' + ')}), 0)::int AS n FROM qso
+        WHERE station_id = $1 AND ($2::date IS NULL OR time_on >= $2::date) AND ($3::date IS NULL OR time_on < $3::date + 1)`,
+      [op.stationId, since, until]);
+    return rows[0]!.n;
+  };
+  const check = async (when: string) => {
+    for (const types of [CONFIRMATION_KEYS, ['qsl', 'clublog'] as const]) {
+      for (const [qsoSince, qsoUntil] of ranges) {
+        const filters: ConfirmationFilters = {
+          scope: { stationIds: [op.stationId], operator: null }, types, since: null, qsoSince, qsoUntil, band: null, mode: null, callsign: null,
+        };
+        const page = await listConfirmations(db, filters, 10, 0, { dateRangeFirstMax: 0 });
+        t.equal(page.total, await expected(types, qsoSince, qsoUntil), `${when}: ${types.join(',')} from ${qsoSince} to ${qsoUntil}`);
+      }
+    }
+  };
+  await check('as written');
+  await compactQsoCounts(db, 0);
+  await check('folded');
+  // Statuses that change move counts between a month's rows.
+  await seedQsos(db, [op.stationId], `UPDATE qso SET lotw_qsl_rcvd = CASE WHEN lotw_qsl_rcvd = 'Y' THEN NULL ELSE 'Y' END, lotw_qslrdate = date '2024-02-01'
+     WHERE station_id = $1 AND id % 3 = 0`, [op.stationId]);
+  await check('after statuses changed');
 });
 
 t.test('pages at any offset are the same rows as one whole merge from the newest', async (t) => {

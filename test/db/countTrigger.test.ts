@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { testDatabase, testDatabaseAt } from '../helpers/db.js';
 import { createOperator } from '../helpers/fixtures.js';
 import { seedQsos } from '../helpers/qsoRows.js';
-import { COUNT_TABLES, countTriggerBody, countTriggerFunctionSql, DXCC_TABLE, ensureCountTrigger, type CountTable } from '../../lib/db/countTables.js';
+import { COUNT_TABLES, countTablesAsBuilt, countTriggerBody, countTriggerFunctionSql, DXCC_TABLE, ensureCountTrigger, type CountTable } from '../../lib/db/countTables.js';
 import { migrate } from '../../lib/db/migrate.js';
 import { beginQsoWriteForStations } from '../../lib/qso/writeLock.js';
 
@@ -49,7 +49,11 @@ t.test('the generated trigger waits for every table it fills, the migrations\' o
   t.equal(await ensureCountTrigger(pool), false, 'not installed while qso_dxcc_counts (sql/025) is missing');
   t.equal(await installedBody(pool), handWritten, 'the migrations\' own trigger is kept');
   t.same(await migrate(pool, '025_qso_dxcc_counts'), ['025_qso_dxcc_counts']);
-  t.equal(await installedBody(pool), countTriggerBody(), 'the generated body once every table exists');
+  const asBuilt = (await countTablesAsBuilt(pool))!;
+  t.equal(asBuilt.find(({ name }) => name === 'qso_month_counts')!.columns, 'station_id, operator, month', 'the month counts without statuses before sql/057');
+  t.equal(await installedBody(pool), countTriggerBody(asBuilt), 'the generated body, for the tables as they are, once every table exists');
+  await migrate(pool, '057_month_counts_hold_statuses');
+  t.equal(await installedBody(pool), countTriggerBody(), 'and the statuses counted from sql/057 on');
 });
 
 /**

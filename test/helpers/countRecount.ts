@@ -18,7 +18,7 @@ export async function countTableMismatches(db: pg.Pool): Promise<string[]> {
   const tables: Array<[string, string, string]> = [
     ['qso_counts', `station_id, operator, ${bucketColumns}`, `SELECT station_id, operator, ${bucket} FROM qso`],
     ['qso_id_counts', 'station_id, operator, block', 'SELECT station_id, operator, id / 4096 AS block FROM qso'],
-    ['qso_month_counts', 'station_id, operator, month', monthly],
+    ['qso_month_counts', `station_id, operator, month, ${qslColumns}`, monthly],
     ['qso_dxcc_counts', 'station_id, operator, dxcc, qsl_rcvd, lotw_qsl_rcvd', `SELECT station_id, operator, dxcc, ${bucket} FROM qso`],
   ];
   const found: string[] = [];

@@ -79,11 +79,12 @@ export type ConfirmationPagePlan = 'judge-range' | 'received-order';
 /**
  * The confirmation list's total: qso_counts' received sums less the undated confirmations, in the
  * page's own statement ('buckets-in-page', the scope and types alone) or beside it ('buckets',
- * band and mode too); with a range of QSO dates, the statuses of the range's entries of
- * qso_station_time summed (it holds them, band and mode) less the undated ('statuses');
- * otherwise counted ('count'). A range read first counts itself.
+ * band and mode too); with a range of QSO dates the received statuses of its whole months from
+ * qso_month_counts and of its partial months from qso_station_time ('months'), with band or mode
+ * too those of the range's entries of qso_station_time, which holds them ('statuses'), each less
+ * the undated; otherwise counted ('count'). A range read first counts itself.
  */
-export type ConfirmationTotalPlan = 'buckets-in-page' | 'buckets' | 'statuses' | 'count';
+export type ConfirmationTotalPlan = 'buckets-in-page' | 'buckets' | 'months' | 'statuses' | 'count';
 
 export interface ConfirmationPlan {
   page: ConfirmationPagePlan;
@@ -181,7 +182,7 @@ function confirmationPagePlan(shape: ConfirmationShape): ConfirmationPagePlan {
 
 function confirmationTotalPlan({ dated, receivedSince, buckets, callsign }: ConfirmationShape): ConfirmationTotalPlan {
   if (receivedSince || callsign) return 'count';
-  if (dated) return 'statuses';
+  if (dated) return buckets ? 'statuses' : 'months';
   return buckets ? 'buckets' : 'buckets-in-page';
 }
 
