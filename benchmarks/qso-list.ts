@@ -100,6 +100,9 @@ const scenarios: Array<[string, string]> = [
   ['qsl_filter=lotw, page 2,000 (offset 99,950)', '?qsl_filter=lotw&page=2000'],
   ['qso_since/qso_until (one year)', '?qso_since=2016-01-01&qso_until=2016-12-31'],
   ['qso_since/qso_until (one year), page 2,000', '?qso_since=2016-01-01&qso_until=2016-12-31&page=2000'],
+  // A range of dates with band or qsl_filter: the total counts the range's entries of the time index.
+  ['qso_since/qso_until (one year), band=20m', '?qso_since=2016-01-01&qso_until=2016-12-31&band=20m'],
+  ['qso_since/qso_until (one year), qsl_filter=lotw', '?qso_since=2016-01-01&qso_until=2016-12-31&qsl_filter=lotw'],
   ['format=adif, page 500 (offset 499,000 by id)', '?format=adif&page=500'],
   // Ascending ids with a filter: from the block of ids its offset falls into, in that kind's
   // id-block counts (sql/022).
