@@ -161,6 +161,9 @@ t.test('deep pages start from their month and are the same pages as a plain OFFS
       }
       const got = await pageIds(`qso_since=${since}&qso_until=${until}&mode=FT4&per_page=7&page=700`);
       t.same(got.ids, await expected([op.stationId, portable], 7, 700, `${dated} AND (mode = 'FT4' OR submode = 'FT4')`), `${label}: ${since}..${until} and mode=FT4`);
+      // qsl_filter seeks the month of its offset (the month counts keep the statuses, sql/057).
+      const confirmed = await pageIds(`qso_since=${since}&qso_until=${until}&qsl_filter=lotw,qsl&per_page=7&page=1500`);
+      t.same(confirmed.ids, await expected([op.stationId, portable], 7, 1500, `${dated} AND (lotw_qsl_rcvd = 'Y' OR qsl_rcvd = 'Y')`), `${label}: ${since}..${until} and qsl_filter=lotw,qsl`);
     }
     // Filtered: offsets 10,000 and beyond in lists of 1,900 to 12,500 QSOs.
     let filledFilteredPages = 0;
@@ -221,7 +224,8 @@ t.test('deep pages start from their month and are the same pages as a plain OFFS
     }
     // A range of dates, a filter: their counts hold the QSOs committed after the cut too; the total leaves them out.
     for (const [query, condition] of [['qso_since=2020-03-01&qso_until=2020-03-31', "time_on >= '2020-03-01' AND time_on < '2020-04-01'"],
-      ['qso_since=2019-06-15&qso_until=2023-11-20', "time_on >= '2019-06-15' AND time_on < '2023-11-21'"], ['band=20m', "band = '20m'"]]) {
+      ['qso_since=2019-06-15&qso_until=2023-11-20', "time_on >= '2019-06-15' AND time_on < '2023-11-21'"], ['band=20m', "band = '20m'"],
+      ['qso_since=2019-06-15&qso_until=2023-11-20&qsl_filter=lotw', "time_on >= '2019-06-15' AND time_on < '2023-11-21' AND lotw_qsl_rcvd = 'Y'"]]) {
       const dated = `${condition} AND ${below}`;
       const res = await server.request(`/api/v2/qso?format=adif&${query}&per_page=100&page=2`, { token: op.token });
       const { rows: [inRange] } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM qso WHERE station_id = ANY($1) AND ${dated}`, [[op.stationId, portable]]);

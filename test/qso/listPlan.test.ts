@@ -3,7 +3,7 @@ import { planList, SEEK_FROM_OFFSET, type ConfirmationShape, type ListShape } fr
 
 /** The list planner's choices for each kind of filter (docs/storage.md): which counts or index a total and a page start read. */
 const list = (shape: Partial<ListShape>): ListShape => ({
-  format: 'json', newest: false, callsign: false, dated: false, bucketKinds: 0, sinceId: 0, idBelow: null, offset: 0, perPage: 50, ...shape,
+  format: 'json', newest: false, callsign: false, dated: false, bucketKinds: 0, qslOnly: false, sinceId: 0, idBelow: null, offset: 0, perPage: 50, ...shape,
 });
 const totalPlan = (shape: ListShape) => planList(shape).total;
 const pagePlan = (shape: ListShape) => planList(shape).page;
@@ -13,7 +13,11 @@ t.test('totals: sums where the four tables of counts keep the filters, counts wh
   t.equal(totalPlan(list({})), 'scope-months');
   t.equal(totalPlan(list({ bucketKinds: 1 })), 'buckets');
   t.equal(totalPlan(list({ dated: true })), 'date-months');
-  t.equal(totalPlan(list({ dated: true, bucketKinds: 1 })), 'count', 'no counts per month and filter since sql/050');
+  t.equal(totalPlan(list({ dated: true, bucketKinds: 1 })), 'count', 'no counts per month and band or mode since sql/050');
+  t.equal(totalPlan(list({ dated: true, bucketKinds: 1, qslOnly: true })), 'date-months', 'the month counts keep the statuses (sql/057)');
+  t.equal(totalPlan(list({ bucketKinds: 1, qslOnly: true })), 'buckets');
+  t.equal(totalPlan(list({ format: 'adif', idBelow: 5000, dated: true, bucketKinds: 1, qslOnly: true })), 'below-cut');
+  t.equal(totalPlan(list({ sinceId: 100, idBelow: 5000, dated: true, bucketKinds: 1, qslOnly: true })), 'count');
   t.equal(totalPlan(list({ callsign: true, bucketKinds: 1 })), 'count');
   t.equal(totalPlan(list({ format: 'adif', idBelow: 5000 })), 'id-blocks');
   t.equal(totalPlan(list({ format: 'adif', idBelow: 5000, bucketKinds: 1 })), 'below-cut');
@@ -28,7 +32,11 @@ t.test('page starts: seeks from the counts only where they keep the filters, and
   t.equal(pagePlan(list({ offset: deep - 1 })), 'walk');
   t.equal(pagePlan(list({ offset: deep })), 'month-seek');
   t.equal(pagePlan(list({ offset: deep, dated: true })), 'month-seek');
-  t.equal(pagePlan(list({ offset: deep, bucketKinds: 1 })), 'walk', 'filters walk the time index, which holds their columns');
+  t.equal(pagePlan(list({ offset: deep, bucketKinds: 1 })), 'walk', 'band and mode walk the time index, which holds their columns');
+  t.equal(pagePlan(list({ offset: deep, bucketKinds: 1, qslOnly: true })), 'month-seek', 'qsl_filter seeks its month (sql/057)');
+  t.equal(pagePlan(list({ offset: deep, dated: true, bucketKinds: 1, qslOnly: true })), 'month-seek');
+  t.equal(pagePlan(list({ offset: deep - 1, bucketKinds: 1, qslOnly: true })), 'walk');
+  t.equal(pagePlan(list({ format: 'adif', offset: deep, bucketKinds: 1, qslOnly: true })), 'walk', 'in id order: no counts per block and status');
   t.equal(pagePlan(list({ format: 'adif', offset: deep })), 'id-seek');
   t.equal(pagePlan(list({ format: 'adif', dated: true })), 'judge-sort');
   t.equal(pagePlan(list({ format: 'adif', dated: true, bucketKinds: 1 })), 'judge-sort');

@@ -10,8 +10,12 @@ import { ROWS_PAGE_MAX } from '../../db/pageRows.js';
  * size), the plan names the judgement and the statements make it in the page's snapshot.
  */
 
-/** What decides a list's strategies: the filters that leave the counts' keys, strongest first. */
-export type LeadingFilter = 'callsign' | 'dates-and-buckets' | 'dates' | 'buckets' | 'scope';
+/**
+ * What decides a list's strategies: the filters that leave the counts' keys, strongest first.
+ * qsl_filter alone among the bucket filters is a kind of its own: the month counts keep the
+ * received statuses (sql/057), not band or mode.
+ */
+export type LeadingFilter = 'callsign' | 'dates-and-buckets' | 'dates-and-qsl' | 'dates' | 'buckets' | 'qsl' | 'scope';
 
 /**
  * The total's way: 'zero' (the id bounds leave nothing); a sum over qso_month_counts of the
@@ -45,6 +49,8 @@ export interface ListShape {
   dated: boolean;
   /** How many kinds of band, mode, qsl_filter (the filters qso_counts keeps) the list has. */
   bucketKinds: number;
+  /** Whether qsl_filter is the only one of them. */
+  qslOnly: boolean;
   sinceId: number;
   idBelow: number | null;
   offset: number;
@@ -102,10 +108,11 @@ export function planList(shape: ListShape | ConfirmationShape): ListPlan | Confi
   return { total: totalPlan(shape), page: pagePlan(shape), read: readPlan(shape) };
 }
 
-export function leadingFilter({ callsign, dated, bucketKinds }: Pick<ListShape, 'callsign' | 'dated' | 'bucketKinds'>): LeadingFilter {
+export function leadingFilter({ callsign, dated, bucketKinds, qslOnly }: Pick<ListShape, 'callsign' | 'dated' | 'bucketKinds' | 'qslOnly'>): LeadingFilter {
   if (callsign) return 'callsign';
-  if (dated) return bucketKinds > 0 ? 'dates-and-buckets' : 'dates';
-  return bucketKinds > 0 ? 'buckets' : 'scope';
+  if (bucketKinds === 0) return dated ? 'dates' : 'scope';
+  if (qslOnly) return dated ? 'dates-and-qsl' : 'qsl';
+  return dated ? 'dates-and-buckets' : 'buckets';
 }
 
 /** The total's way for a list with at least one station location. */
@@ -118,9 +125,11 @@ function totalPlan(shape: ListShape): TotalPlan {
     case 'dates-and-buckets':
       return 'count';
     case 'dates':
+    case 'dates-and-qsl':
       if (idBelow === null) return 'date-months';
       return sinceId === 0 ? 'below-cut' : 'count';
     case 'buckets':
+    case 'qsl':
       if (idBelow === null) return 'buckets';
       return sinceId === 0 ? 'below-cut' : 'smaller-side';
     case 'scope':
@@ -139,9 +148,12 @@ function pagePlan(shape: ListShape): PagePlan {
     case 'callsign':
     case 'buckets':
       return 'walk';
+    case 'qsl':
+      return shape.format === 'json' && deep ? 'month-seek' : 'walk';
     case 'dates-and-buckets':
       return shape.format === 'adif' ? 'judge-sort' : 'walk';
     case 'dates':
+    case 'dates-and-qsl':
       if (shape.format === 'adif') return 'judge-sort';
       return deep ? 'month-seek' : 'walk';
     case 'scope':
@@ -166,7 +178,9 @@ function readPlan(shape: ListShape): ReadPlan {
     case 'callsign':
       return 'copy';
     case 'dates-and-buckets':
+    case 'dates-and-qsl':
     case 'buckets':
+    case 'qsl':
       return shape.bucketKinds === 1 ? 'kept-rows' : 'copy';
     case 'dates':
     case 'scope':

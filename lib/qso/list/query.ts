@@ -118,7 +118,7 @@ export function listQueryOf(filters: ListFilters): ParsedList {
   const withCut = (idBelow: number | null): ListQuery => {
     const shape: ListShape = {
       format, newest, callsign: callsign !== null, dated: since !== null || until !== null, bucketKinds: bucketParts.length,
-      sinceId, idBelow, offset: pagination.offset, perPage: pagination.perPage,
+      qslOnly: bucketFilterKinds.length > 0 && bucketFilterKinds.every((kind) => kind === 'qsl'), sinceId, idBelow, offset: pagination.offset, perPage: pagination.perPage,
     };
     return {
       format,

@@ -66,7 +66,7 @@ export async function pageSeek(client: Pick<pg.PoolClient, 'query'>, list: ListQ
       return window === undefined ? null : { order: 'id', fromId: window.from_id, skipped: window.skipped, toId: window.to_id };
     }
     case 'month-seek': {
-      const months = monthRowsSql(scopeOn(list, params), params, list.days.from, list.days.to);
+      const months = monthRowsSql(bucketScopeOn(list, params), params, list.days.from, list.days.to);
       // A range inside one month: the page skips at most that month's QSOs anyway.
       if (months === null) return null;
       const { rows } = await client.query<{ below: string; skipped: number; above: string | null }>(

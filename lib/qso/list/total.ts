@@ -14,8 +14,8 @@ import { unchosen } from './plan.js';
  * no id bound: qso_counts (band, mode, qsl_filter) or, unfiltered, qso_month_counts; an id bound
  * alone: whole blocks of qso_id_counts plus two partial ones; band/mode/qsl_filter on an ADIF page:
  * qso_counts less the QSOs from the page's cut on; since_id with those: the smaller side counted;
- * dates alone: whole months plus the partial ends; callsign, or dates with since_id or with
- * band/mode/qsl_filter: a count over the filter's index.
+ * dates alone or with qsl_filter: whole months plus the partial ends; callsign, or dates with
+ * since_id or with band/mode: a count over the filter's index.
  */
 
 type Client = Pick<pg.PoolClient, 'query'>;
@@ -24,10 +24,10 @@ async function single(client: Client, { text, values }: Sql): Promise<number> {
   return Number((await client.query<{ total: number | string }>(shapedStatement(client, text, values))).rows[0]!.total);
 }
 
-/** The scope's QSOs in the list's range of days. */
+/** The scope's QSOs in the list's range of days, with its qsl_filter if any (the month counts keep the statuses). */
 function timeRangeSql(list: ListQuery): Sql {
   const params = new SqlParams();
-  return { text: timeRangeTotalSql(scopeOn(list, params), params, list.days.from, list.days.to), values: params.values };
+  return { text: timeRangeTotalSql(bucketScopeOn(list, params), params, list.days.from, list.days.to), values: params.values };
 }
 
 /**
