@@ -11,7 +11,7 @@ import { appOperator, chromiumMissing, launchBrowser, shoot, signIn, watchedPage
 
 t.test('the browser app: pages and their security headers', async (t) => {
   const server = await startTestServer(t);
-  for (const path of ['/', '/api-docs', '/assets/app.js', '/assets/style.css', '/assets/countries-110m.json']) {
+  for (const path of ['/', '/api-docs', '/assets/app.js', '/assets/style.css', '/assets/countries-110m.json', '/assets/favicon.svg']) {
     const res = await server.request(path);
     t.equal(res.status, 200, path);
     const csp = res.headers.get('content-security-policy')!;
@@ -22,6 +22,8 @@ t.test('the browser app: pages and their security headers', async (t) => {
   }
   t.match((await server.request('/')).headers.get('content-type'), /text\/html/);
   t.match((await server.request('/assets/app.js')).headers.get('content-type'), /javascript/);
+  t.match((await server.request('/assets/favicon.svg')).headers.get('content-type'), /image\/svg\+xml/);
+  for (const path of ['/', '/api-docs']) t.match((await server.request(path)).text, /<link rel="icon" href="\/assets\/favicon.svg"/, `${path} names its icon (no request for a missing /favicon.ico)`);
   t.equal((await server.request('/assets/secret.txt')).status, 404);
   t.equal((await server.request('/assets/..%2Fpackage.json')).status, 404);
   t.equal((await server.request('/assets/vendor/package.json')).status, 404, 'only the viewer\'s two files are served');

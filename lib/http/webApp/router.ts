@@ -33,6 +33,7 @@ const OWN_FILES: Record<string, { folder: string; type: string }> = {
   'public.js.map': { folder: BUNDLE, type: 'json' },
   'public.css': { folder: BUNDLE, type: 'css' },
   'api.js': { folder: WEB, type: 'js' },
+  'favicon.svg': { folder: WEB, type: 'svg' },
 };
 const VIEWER_FILES: Record<string, string> = { 'swagger-ui-bundle.js': 'js', 'swagger-ui.css': 'css' };
 
