@@ -150,7 +150,7 @@ export interface MonthMeasure {
   qsos: string;
 }
 
-export const QSOS: MonthMeasure = { counts: 'sum(c.n)', qsos: 'count(*)' };
+const QSOS: MonthMeasure = { counts: 'sum(c.n)', qsos: 'count(*)' };
 
 /**
  * A scope's QSOs per month of time_on with `from` <= time_on < `to` (days, either open), as rows

@@ -18,7 +18,7 @@ import { importAdif } from '../pipeline.js';
 import { LocationBusyError } from '../errors.js';
 import type { ImportSummary } from '../types.js';
 import {
-  admitJob, cancelRequested, databaseKey, claimJob, expireLeases, failOrphans, finishJob, forgetJob, heldSpools, markReceived, pruneJobs, recordProgress,
+  admitJob, cancelRequested, claimJob, databaseKey, expireLeases, failOrphans, finishJob, forgetJob, heldSpools, markReceived, pruneJobs, recordProgress,
   releaseSpool, requestCancel, renewLeases, reserveSpool, type Admission, type ImportJob, type JobOutcome, type JobState, type NewJob, type Runner, type SpoolLimits,
 } from './jobStore.js';
 
