@@ -129,6 +129,17 @@ function wholeMonthConditions(span: MonthSpan, params: SqlParams): string[] {
 }
 
 /**
+ * What a sum over months adds up, as an aggregate over qso_month_counts (alias c) and over qso
+ * (alias q): the QSOs, or per QSO a number of the received statuses both hold.
+ */
+export interface MonthMeasure {
+  counts: string;
+  qsos: string;
+}
+
+const QSOS: MonthMeasure = { counts: 'sum(c.n)', qsos: 'count(*)' };
+
+/**
  * The exact number of a scope's QSOs with `from` <= time_on < `to` (days 'YYYY-MM-DD', either
  * open), without counting them all: the whole months in between summed from qso_month_counts,
  * and only the QSOs of the partial months at either end counted (from qso_station_time), as
@@ -140,17 +151,6 @@ export function timeRangeTotalSql(scopeOn: ScopeOn, params: SqlParams, from: str
   if (rows !== null) return `SELECT coalesce(sum(m.n), 0)::int AS total FROM (${rows}) m (month, n)`;
   return `SELECT coalesce(${measure.qsos}, 0)::int AS total FROM qso q WHERE ${scopeOn('q')} AND ${dayRangeConditions(from, to, params).join(' AND ')}`;
 }
-
-/**
- * What a sum over months adds up, as an aggregate over qso_month_counts (alias c) and over qso
- * (alias q): the QSOs, or per QSO a number of the received statuses both hold.
- */
-export interface MonthMeasure {
-  counts: string;
-  qsos: string;
-}
-
-const QSOS: MonthMeasure = { counts: 'sum(c.n)', qsos: 'count(*)' };
 
 /**
  * A scope's QSOs per month of time_on with `from` <= time_on < `to` (days, either open), as rows
