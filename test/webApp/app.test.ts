@@ -59,6 +59,7 @@ t.test('upload, live, tokens and a club switch in headless Chromium', { skip: ch
   // Upload, with its options.
   await page.getByRole('link', { name: 'Upload' }).click();
   t.match(await page.locator('#upload-station').textContent(), /Home/, 'station locations offered by name');
+  t.match(await page.locator('label:has(#upload-unmatched)').textContent(), /As the download decides: .*LoTW and eQSL only report them/, 'the default policy explained beside its choice');
   await page.getByLabel('Records already in the log').selectOption('skip');
   await page.setInputFiles('#upload-file', { name: 'log.adi', mimeType: 'text/plain', buffer: Buffer.from(adifDocument(3) + '<CALL:4>K1ZZ<EOR>\n') });
   await page.getByRole('button', { name: 'Upload' }).click();

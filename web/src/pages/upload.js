@@ -95,16 +95,16 @@ export function Upload({ stations }) {
         ${stations.map((s) => html`<option value=${String(s.id)}>${s.name} (${s.callsign})</option>`)}</select></label>
       <label class="check"><input id="upload-dryrun" name="dryrun" type="checkbox" /> Dry run (check only, store nothing)</label>
       <label>Records of a download that match no QSO in the log <select id="upload-unmatched" name="insert_unmatched">
-        <option value="">by the download (QRZ, Club Log, or an empty location: stored; LoTW, eQSL: reported)</option>
+        <option value="">as the download decides</option>
         <option value="true">store them as new QSOs</option>
         <option value="false">only report them</option>
-      </select></label>
+      </select><small class="hint">As the download decides: QRZ and Club Log downloads, and any download into an empty location, store them; LoTW and eQSL only report them.</small></label>
       <label>Records already in the log <select id="upload-duplicates" name="on_duplicate">
-        <option value="">by the file: a download confirms them, any other file skips them</option>
+        <option value="">as the file decides</option>
         <option value="skip">skip them</option>
         <option value="confirm">apply their confirmations</option>
         <option value="merge">apply their confirmations and fill empty fields</option>
-      </select></label>
+      </select><small class="hint">As the file decides: a download (LoTW, eQSL, QRZ, Club Log) applies its confirmations; any other file skips them.</small></label>
       <label class="check"><input id="upload-strict" name="strict_callsign" type="checkbox" /> Refuse records of another station callsign than the location's</label>
       <label id="drop" class=${'drop' + (over ? ' over' : '')}
         onDragOver=${(e) => { e.preventDefault(); setOver(true); }} onDragLeave=${() => setOver(false)}
