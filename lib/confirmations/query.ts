@@ -139,10 +139,9 @@ const DATE_RANGE_FIRST_MAX = 20_000;
 /** The scope's QSOs in the QSO-date range, from the month counts (exact, without reading them all). */
 async function qsosInDateRange(db: pg.Pool, filters: ConfirmationFilters): Promise<number> {
   const params = new SqlParams();
-  const on: Partial<Record<'q' | 'c', string>> = {};
-  const scope = (alias: 'q' | 'c') => (on[alias] ??= scopeConditions(filters.scope, params, alias).join(' AND '));
   const until = filters.qsoUntil === null ? null : dayAfter(filters.qsoUntil);
-  const { rows } = await db.query<{ total: number }>(shapedStatement(db, timeRangeTotalSql(scope, params, filters.qsoSince, until), params.values));
+  const { rows } = await db.query<{ total: number }>(
+    shapedStatement(db, timeRangeTotalSql(scopeOnAliases(filters.scope, params), params, filters.qsoSince, until), params.values));
   return rows[0]!.total;
 }
 
